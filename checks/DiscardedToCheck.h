@@ -1,0 +1,38 @@
+//===- DiscardedToCheck.h - torch-discarded-to ---------------------------===//
+#ifndef TORCH_TIDY_DISCARDEDTOCHECK_H
+#define TORCH_TIDY_DISCARDEDTOCHECK_H
+
+#include "clang-tidy/ClangTidyCheck.h"
+#include "llvm/ADT/DenseSet.h"
+
+namespace clang::tidy::torch {
+
+/// Flags a discarded result of a tensor method that returns a new tensor
+/// (`x.to(device);`), and in-place ops applied to such a temporary
+/// (`x.cuda().zero_();`): either way `x` is left unchanged.
+///
+/// Documentation: docs/checks/torch-discarded-to.md
+class DiscardedToCheck : public ClangTidyCheck {
+public:
+  DiscardedToCheck(StringRef Name, ClangTidyContext *Context);
+  void storeOptions(ClangTidyOptions::OptionMap &Opts) override;
+  void registerMatchers(ast_matchers::MatchFinder *Finder) override;
+  void check(const ast_matchers::MatchFinder::MatchResult &Result) override;
+  bool isLanguageVersionSupported(const LangOptions &LangOpts) const override {
+    return LangOpts.CPlusPlus;
+  }
+  std::optional<TraversalKind> getCheckTraversalKind() const override {
+    return TK_AsIs;
+  }
+
+private:
+  bool isListed(const CXXMethodDecl *Method) const;
+
+  std::vector<std::string> Methods;
+  const bool AllowCastToVoid;
+  llvm::DenseSet<SourceLocation> Reported;
+};
+
+} // namespace clang::tidy::torch
+
+#endif

@@ -1,0 +1,29 @@
+//===- CheckOptions.h - strict option parsing shared by torch-* checks ---===//
+// clang-tidy falls back to the default on a malformed option value and only
+// warns. torch-* checks report it as an error instead, so a misconfigured CI
+// gate fails (non-zero exit) rather than passing silently.
+#ifndef TORCH_TIDY_UTILS_CHECKOPTIONS_H
+#define TORCH_TIDY_UTILS_CHECKOPTIONS_H
+
+#include "clang-tidy/ClangTidyCheck.h"
+#include <string>
+#include <vector>
+
+namespace clang::tidy::torch::utils {
+
+/// Reads boolean option \p Name of \p Check; a bad value is an error.
+bool getBoolOption(const ClangTidyCheck &Check,
+                   const ClangTidyCheck::OptionsView &Options, StringRef Name,
+                   bool Default);
+
+/// Reads a ';'-separated list of identifiers; a malformed entry is an error.
+std::vector<std::string> getListOption(const ClangTidyCheck &Check,
+                                       const ClangTidyCheck::OptionsView &Options,
+                                       StringRef Name, StringRef Default);
+
+/// Joins a list back into its ';'-separated option form.
+std::string joinList(const std::vector<std::string> &Items);
+
+} // namespace clang::tidy::torch::utils
+
+#endif

@@ -1,0 +1,35 @@
+//===- TorchTypes.h - recognising LibTorch types and calls ---------------===//
+#ifndef TORCH_TIDY_UTILS_TORCHTYPES_H
+#define TORCH_TIDY_UTILS_TORCHTYPES_H
+
+#include "clang/AST/Expr.h"
+#include "clang/AST/ExprCXX.h"
+#include "clang/ASTMatchers/ASTMatchers.h"
+
+namespace clang::tidy::torch::utils {
+
+/// Fully qualified names of the tensor classes (at::Tensor is torch::Tensor).
+inline constexpr llvm::StringLiteral TensorClasses[] = {"::at::Tensor",
+                                                        "::at::TensorBase"};
+
+/// Matches a method declared in at::Tensor or at::TensorBase.
+inline ast_matchers::DeclarationMatcher tensorMethod() {
+  using namespace ast_matchers;
+  return cxxMethodDecl(ofClass(hasAnyName("::at::Tensor", "::at::TensorBase")));
+}
+
+/// True if \p T (after references and typedefs) is at::Tensor or TensorBase.
+bool isTensorType(QualType T);
+
+/// \p E without implicit nodes (temporaries, casts, cleanups) and parens.
+const Expr *stripImplicit(const Expr *E);
+
+/// The object a member call is made on, without implicit nodes and parens.
+const Expr *receiverOf(const CXXMemberCallExpr *Call);
+
+/// In-place tensor methods follow the trailing-underscore naming convention.
+bool isInPlaceTensorMethod(const CXXMethodDecl *Method);
+
+} // namespace clang::tidy::torch::utils
+
+#endif

@@ -1,0 +1,44 @@
+# lit configuration: every test runs against the real LibTorch headers,
+# through a precompiled <torch/torch.h> built by CMake.
+import os
+import lit.formats
+
+config.name = "torch-tidy"
+config.test_format = lit.formats.ShTest(execute_external=True)
+config.suffixes = [".cpp", ".test"]
+config.excludes = ["Inputs", "lit", "CMakeLists.txt", "torch_pch.h"]
+config.test_source_root = os.path.dirname(__file__)
+config.test_exec_root = os.path.join(config.torch_tidy_obj_root, "test")
+
+config.environment["PATH"] = os.pathsep.join(
+    [config.llvm_tools_dir, os.environ.get("PATH", "")])
+for var in ("HOME", "TMPDIR"):
+    if var in os.environ:
+        config.environment[var] = os.environ[var]
+
+flags = "%s -include-pch %s" % (config.torch_flags, config.torch_pch)
+check_script = os.path.join(config.test_source_root, "lit", "check_torch_tidy.py")
+common = ("--torch-tidy %s --clang-tidy %s --plugin %s --clangxx %s "
+          "--filecheck %s --resource-dir %s --" % (
+              config.torch_tidy, config.clang_tidy_22, config.plugin,
+              config.clangxx, config.filecheck, config.resource_dir))
+
+config.substitutions.append(("%check_torch_tidy",
+                             "%s %s %s" % (config.python, check_script, common)))
+config.substitutions.append(("%torch_flags", flags))
+config.substitutions.append(("%torch-tidy", config.torch_tidy))
+config.substitutions.append(("%torch-clangd", config.torch_clangd))
+config.substitutions.append(("%clang-tidy-22", config.clang_tidy_22))
+config.substitutions.append(("%plugin", config.plugin))
+config.substitutions.append(("%clangxx", config.clangxx))
+config.substitutions.append(("%python", config.python))
+config.substitutions.append(("%resource_dir", config.resource_dir))
+config.substitutions.append(("%src_root", config.torch_tidy_src_root))
+config.substitutions.append(("%obj_root", config.torch_tidy_obj_root))
+
+if config.clang_tidy_22 and os.path.exists(config.clang_tidy_22):
+    config.available_features.add("clang-tidy-22")
+if os.path.exists("/usr/bin/clang-tidy-14"):
+    config.available_features.add("clang-tidy-14")
+if os.path.exists(config.torch_clangd):
+    config.available_features.add("torch-clangd")
