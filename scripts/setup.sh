@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# Installs every system package torch-tidy needs to build, test and demo.
+# Idempotent: installs only what is missing. Uses sudo when not root.
+set -euo pipefail
+
+PACKAGES=(
+  cmake ninja-build git python3 python3-jsonschema python3-yaml bc
+  clang-22 clang-tidy-22 clangd-22 libclang-22-dev llvm-22-dev llvm-22-tools
+  libtorch-dev
+)
+
+SUDO=""
+if [ "$(id -u)" -ne 0 ]; then
+  command -v sudo >/dev/null || { echo "setup.sh: need root or sudo to install packages" >&2; exit 1; }
+  SUDO="sudo"
+fi
+
+missing=()
+for pkg in "${PACKAGES[@]}"; do
+  dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed" || missing+=("$pkg")
+done
+
+if [ ${#missing[@]} -eq 0 ]; then
+  echo "setup.sh: all packages present"
+  exit 0
+fi
+echo "setup.sh: installing ${missing[*]}"
+$SUDO apt-get update -qq
+DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+echo "setup.sh: done"
