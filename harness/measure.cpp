@@ -8,14 +8,18 @@
 #include <cstdio>
 #include <fstream>
 #include <sstream>
+#include <stdexcept>
 #include <unordered_set>
 
 #ifdef HARNESS_HAS_CUDA
-#include <ATen/cuda/CUDAContext.h>
-#include <ATen/cuda/CUDAEvent.h>
+// Only c10/cuda headers and the CUDA runtime API: their names are the same
+// in LibTorch 1.13 and 2.x (ATen's CUDAEvent moved to c10 in 2.x).
 #include <c10/cuda/CUDACachingAllocator.h>
+#include <c10/cuda/CUDAException.h>
 #include <c10/cuda/CUDAFunctions.h>
+#include <c10/cuda/CUDAStream.h>
 #include <c10/util/Exception.h>
+#include <cuda_runtime_api.h>
 #endif
 
 namespace harness {
@@ -109,10 +113,12 @@ std::string device_name(const torch::Device& d) {
 #ifdef HARNESS_HAS_CUDA
   if (d.is_cuda() && cuda_usable()) {
     int idx = d.has_index() ? d.index() : 0;
-    return at::cuda::getDeviceProperties(static_cast<c10::DeviceIndex>(idx))
-        ->name;
+    cudaDeviceProp prop{};
+    C10_CUDA_CHECK(cudaGetDeviceProperties(&prop, idx));
+    return prop.name;
   }
 #endif
+  if (d.is_cuda()) return "no usable CUDA device";
   return cpu_name();
 }
 
@@ -189,13 +195,22 @@ SyncCounter::~SyncCounter() {
 int64_t SyncCounter::count() const { return impl_->handler.count; }
 
 double cuda_time_ms(const std::function<void()>& fn) {
-  at::cuda::CUDAEvent start(cudaEventDefault);
-  at::cuda::CUDAEvent stop(cudaEventDefault);
-  start.record();
-  fn();
-  stop.record();
-  stop.synchronize();
-  return start.elapsed_time(stop);
+  cudaEvent_t start = nullptr, stop = nullptr;
+  C10_CUDA_CHECK(cudaEventCreate(&start));
+  C10_CUDA_CHECK(cudaEventCreate(&stop));
+  const cudaStream_t stream = c10::cuda::getCurrentCUDAStream().stream();
+  float ms = 0;
+  Outcome o = capture([&] {
+    C10_CUDA_CHECK(cudaEventRecord(start, stream));
+    fn();
+    C10_CUDA_CHECK(cudaEventRecord(stop, stream));
+    C10_CUDA_CHECK(cudaEventSynchronize(stop));
+    C10_CUDA_CHECK(cudaEventElapsedTime(&ms, start, stop));
+  });
+  cudaEventDestroy(start);
+  cudaEventDestroy(stop);
+  if (o.threw) throw std::runtime_error("CUDA event timing: " + o.message);
+  return ms;
 }
 #endif
 

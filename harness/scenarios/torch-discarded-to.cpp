@@ -33,8 +33,10 @@ Result run(const Context& ctx) {
   // bad: the converted tensor is discarded
   torch::Tensor x = torch::randn({2, 8});
   convert(x);  // the flagged pattern: result of to() discarded
-  r.metric("bad_input_on_cuda", x.is_cuda());
-  r.metric("bad_input_is_float64", x.scalar_type() == torch::kFloat64);
+  if (cuda)
+    r.metric("bad_input_on_cuda", x.is_cuda());
+  else
+    r.metric("bad_input_is_float64", x.scalar_type() == torch::kFloat64);
   Outcome bad = capture([&] { model->forward(x); });
 
   // fixed: the result is assigned back
