@@ -3,7 +3,8 @@
 # (CUDA build) and runs every scenario on cuda. Results (table + JSON +
 # logs) go to $OUT when it is set, else to <build>/results.
 #   harness/run-gpu.sh            # from anywhere
-# Env: PYTHON (python3), HARNESS_BUILD_DIR, HARNESS_STEPS (10), CUDA_HOME.
+# Env: PYTHON (python3), HARNESS_BUILD_DIR, HARNESS_STEPS (10), CUDA_HOME,
+#      HARNESS_ALLOW_CPU=1 (dry run: accept a LibTorch without CUDA / no GPU).
 # Finishes in under 8 minutes: every stage runs under `timeout`.
 set -euo pipefail
 
@@ -71,6 +72,9 @@ if ! timeout 150 cmake -S "$HERE" -B "$BUILD" -G "$GEN" "${CMAKE_ARGS[@]}" \
   tail -n 40 "$RESULTS/configure.log"; log "configure failed (see configure.log)"; exit 3
 fi
 grep -E "torch-tidy-harness:" "$RESULTS/configure.log" | tee -a "$RESULTS/run-gpu.log"
+if ! grep -q "CUDA support: ON" "$RESULTS/configure.log" && [ "${HARNESS_ALLOW_CPU:-0}" != 1 ]; then
+  log "error: the LibTorch at $PREFIX has no CUDA; nothing to run on the GPU"; exit 5
+fi
 log "build with $(nproc) jobs"
 if ! timeout 240 cmake --build "$BUILD" --parallel "$(nproc)" \
     > "$RESULTS/build.log" 2>&1; then
@@ -85,5 +89,9 @@ timeout 120 "$BUILD/bin/torch-tidy-harness" --device cuda --steps "$STEPS" \
 rc=${PIPESTATUS[0]}
 set -e
 log "exit code $rc (0: nothing REFUTED, 1: something REFUTED, 124: timeout)"
+if [ "$rc" = 0 ] && [ "${HARNESS_ALLOW_CPU:-0}" != 1 ] &&
+   grep -q '"device_name": "no usable CUDA device"' "$RESULTS/harness-cuda.json"; then
+  log "error: torch::cuda::is_available() is false: every scenario was SKIPPED"; rc=5
+fi
 log "results in $RESULTS"
 exit "$rc"
