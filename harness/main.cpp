@@ -18,12 +18,16 @@
 
 using namespace harness;
 
+namespace harness {
+int run_self_test();  // selftest.cpp
+}
+
 namespace {
 
 const char* kUsage =
     "usage: torch-tidy-harness [--check NAME]... [--device auto|cpu|cuda]\n"
     "                          [--steps N] [--json FILE] [--diagnostics FILE]\n"
-    "                          [--list]\n";
+    "                          [--list] [--self-test]\n";
 
 struct UsageError : std::runtime_error {
   using std::runtime_error::runtime_error;
@@ -55,6 +59,8 @@ Options parse_args(int argc, char** argv) {
     if (arg == "--help" || arg == "-h") {
       std::cout << kUsage;
       std::exit(0);
+    } else if (arg == "--self-test") {
+      std::exit(run_self_test());
     } else if (arg == "--list") {
       o.list = true;
     } else if (arg == "--check") {
