@@ -9,6 +9,7 @@
 namespace harness {
 
 std::string Diagnostic::location() const {
+  if (file.empty()) return "(no location)";
   if (line >= 0) return file + ":" + std::to_string(line);
   if (offset >= 0) return file + "@" + std::to_string(offset);
   return file;

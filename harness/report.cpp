@@ -24,6 +24,8 @@ std::string number(double v) {
   std::snprintf(buf, sizeof buf, "%.17g", v);
   return buf;
 }
+// -1 (unknown) becomes null.
+std::string or_null(long v) { return v < 0 ? "null" : std::to_string(v); }
 }  // namespace
 
 // A Markdown table, so it can be pasted into docs as it is.
@@ -98,8 +100,8 @@ void write_json(std::ostream& os, const RunInfo& info,
       os << (i ? "," : "") << "\n    {\"check\": "
          << json_quote(v.diagnostic.check)
          << ", \"file\": " << json_quote(v.diagnostic.file)
-         << ", \"line\": " << v.diagnostic.line
-         << ", \"offset\": " << v.diagnostic.offset
+         << ", \"line\": " << or_null(v.diagnostic.line)
+         << ", \"offset\": " << or_null(v.diagnostic.offset)
          << ", \"scenario\": " << json_quote(v.scenario)
          << ", \"verdict\": " << json_quote(v.verdict) << "}";
     }
