@@ -1,0 +1,17 @@
+# ctest helper: runs HARNESS with ARGS ("@@"-separated), checks that the
+# exit code is EXPECT_RC and that the output (stdout + stderr) contains
+# every "@@"-separated literal in EXPECT.
+string(REPLACE "@@" ";" _args "${ARGS}")
+execute_process(COMMAND "${HARNESS}" ${_args}
+  RESULT_VARIABLE _rc OUTPUT_VARIABLE _out ERROR_VARIABLE _err)
+message("${_out}${_err}")
+if(NOT "${_rc}" STREQUAL "${EXPECT_RC}")
+  message(FATAL_ERROR "exit code ${_rc}, expected ${EXPECT_RC}")
+endif()
+string(REPLACE "@@" ";" _expects "${EXPECT}")
+foreach(_e IN LISTS _expects)
+  string(FIND "${_out}${_err}" "${_e}" _at)
+  if(_at EQUAL -1)
+    message(FATAL_ERROR "output lacks: ${_e}")
+  endif()
+endforeach()
