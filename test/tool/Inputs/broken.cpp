@@ -1,0 +1,2 @@
+int ok() { return 0; }
+undeclared_type broken();
