@@ -181,8 +181,8 @@ static json::Object rule(StringRef Check, const ReportOptions &Opts) {
     Short = Full = "The " + Check.str() + " check; see its documentation.";
   }
   return json::Object{
-      {"id", Check},
-      {"name", Check},
+      {"id", Check.str()},
+      {"name", Check.str()},
       {"shortDescription", json::Object{{"text", Short}}},
       {"fullDescription", json::Object{{"text", Full}}},
       {"helpUri", helpUri(Check, Opts)},
