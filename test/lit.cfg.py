@@ -42,3 +42,17 @@ if os.path.exists("/usr/bin/clang-tidy-14"):
     config.available_features.add("clang-tidy-14")
 if os.path.exists(config.torch_clangd):
     config.available_features.add("torch-clangd")
+
+# SARIF output is validated against the official schema, kept outside the
+# project at ../shared/sarif (relative to the project root).
+sarif_schema = os.path.normpath(os.path.join(
+    config.torch_tidy_src_root, "..", "shared", "sarif", "sarif-schema-2.1.0.json"))
+config.substitutions.append(("%sarif_schema", sarif_schema))
+if os.path.exists(sarif_schema):
+    config.available_features.add("sarif-schema")
+else:
+    lit_config.note("SARIF schema validation skipped: %s is absent" % sarif_schema)
+import shutil
+for tool in ("git", "cmake"):
+    if shutil.which(tool):
+        config.available_features.add(tool)

@@ -2,6 +2,7 @@
 // clang-tidy's command line with the torch module linked in. Before handing
 // over to clangTidyMain it rejects bad input with one line, supplies the
 // clang resource directory, and runs torch-* alone unless configured.
+#include "BatchDriver.h"
 #include "InputValidation.h"
 #include "Version.h"
 #include "clang-tidy/tool/ClangTidyMain.h"
@@ -24,6 +25,8 @@ int main(int argc, const char **argv) {
                  << "\n  checks: torch-* (LibTorch device management)\n";
     return 0;
   }
+  if (torch_tidy::isBatchInvocation(Args))
+    return torch_tidy::runBatch(Args);
   if (auto Err = torch_tidy::validateInputs(Inv)) {
     llvm::errs() << "torch-tidy: error: " << *Err << "\n";
     return 2;

@@ -1,5 +1,2 @@
-#include <torch/torch.h>
-
-void broken(torch::Tensor x) {
-  x.to(undeclared_device);
-}
+int ok() { return 0; }
+undeclared_type broken();

@@ -1,0 +1,4 @@
+#include "header.h"
+void useA(torch::Tensor x, torch::Device device) {
+  x.to(device);
+}

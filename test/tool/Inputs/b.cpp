@@ -1,0 +1,2 @@
+#include "header.h"
+void useB(torch::Tensor x) { moveInHeader(x, torch::kCPU); }

@@ -1,0 +1,5 @@
+#include <torch/torch.h>
+
+void broken(torch::Tensor x) {
+  x.to(undeclared_device);
+}

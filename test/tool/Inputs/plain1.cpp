@@ -1,0 +1,1 @@
+int plain1() { return 1; }

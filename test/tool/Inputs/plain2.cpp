@@ -1,0 +1,1 @@
+int plain2() { return 2; }

@@ -1,0 +1,1 @@
+int plain4() { return 4; }

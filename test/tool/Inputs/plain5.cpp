@@ -1,0 +1,1 @@
+int plain5() { return 5; }

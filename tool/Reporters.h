@@ -1,0 +1,46 @@
+//===- Reporters.h - batch-mode output: text, JSON, SARIF 2.1.0 ----------===//
+#ifndef TORCH_TIDY_TOOL_REPORTERS_H
+#define TORCH_TIDY_TOOL_REPORTERS_H
+
+#include "Findings.h"
+#include "llvm/Support/raw_ostream.h"
+#include <cstdint>
+
+namespace torch_tidy {
+
+struct Failure {
+  std::string File;   ///< the translation unit, absolute
+  std::string Reason; ///< its first error, one line
+};
+
+struct RunSummary {
+  std::vector<std::string> Files; ///< translation units analysed, absolute
+  std::vector<Failure> Failures;
+  unsigned SuppressedByBaseline = 0, OutsideDiff = 0;
+  unsigned Jobs = 1;
+  double Seconds = 0;
+  uint64_t PeakKiB = 0, MeanPeakKiB = 0; ///< per-worker peak resident memory
+};
+
+struct ReportOptions {
+  std::string Root;       ///< paths are shown relative to it (SARIF %SRCROOT%)
+  std::string DocBaseUrl; ///< helpUri of torch-* rules: base + check + ".md"
+};
+
+void writeText(llvm::raw_ostream &OS, const std::vector<Finding> &Findings,
+               const ReportOptions &Opts);
+/// Findings per check, files analysed, files that failed to compile.
+void writeSummary(llvm::raw_ostream &OS, const std::vector<Finding> &Findings,
+                  const RunSummary &S, const ReportOptions &Opts);
+void writeJson(llvm::raw_ostream &OS, const std::vector<Finding> &Findings,
+               const RunSummary &S, const ReportOptions &Opts);
+void writeSarif(llvm::raw_ostream &OS, const std::vector<Finding> &Findings,
+                const RunSummary &S, const ReportOptions &Opts);
+/// One SARIF log with one run holding the rules and results of \p Inputs
+/// (e.g. one per shard); a result reported by two inputs appears once.
+llvm::Error mergeSarif(const std::vector<std::string> &Inputs,
+                       llvm::raw_ostream &OS);
+
+} // namespace torch_tidy
+
+#endif
