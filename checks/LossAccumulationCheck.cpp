@@ -90,7 +90,7 @@ static const ValueDecl *targetDecl(const Expr *E) {
 }
 
 static bool refersTo(const Expr *E, const ValueDecl *D) {
-  E = utils::stripImplicit(E);
+  E = utils::stripCopies(E);
   if (const auto *DRE = dyn_cast<DeclRefExpr>(E))
     return DRE->getDecl() == D;
   if (const auto *ME = dyn_cast<MemberExpr>(E))
@@ -270,7 +270,7 @@ static void detachPoints(const Expr *E, utils::AutogradHistory &H,
 }
 
 static bool needsParens(const Expr *E) {
-  E = utils::stripImplicit(E);
+  E = utils::stripCopies(E);
   if (isa<DeclRefExpr, MemberExpr, ParenExpr, ArraySubscriptExpr,
           CXXMemberCallExpr>(E))
     return false;

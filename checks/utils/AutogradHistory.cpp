@@ -109,8 +109,7 @@ static bool isStdCall(const CallExpr *C, StringRef Name) {
          FD->isInStdNamespace();
 }
 
-/// Looks through implicit nodes, copies, moves and functional casts.
-static const Expr *strip(const Expr *E) {
+const Expr *stripCopies(const Expr *E) {
   while (E) {
     E = stripImplicit(E);
     if (const auto *CE = dyn_cast<CXXConstructExpr>(E)) {
@@ -140,7 +139,7 @@ static bool isIndicesOfTuple(const CallExpr *C) {
       Args->get(0).getKind() != TemplateArgument::Integral ||
       Args->get(0).getAsIntegral() != 1)
     return false;
-  const auto *Inner = dyn_cast<CallExpr>(strip(C->getArg(0)));
+  const auto *Inner = dyn_cast<CallExpr>(stripCopies(C->getArg(0)));
   const auto *FD = Inner ? Inner->getDirectCallee() : nullptr;
   return FD && FD->getIdentifier() &&
          llvm::is_contained({"max", "min", "sort", "topk", "kthvalue", "mode",
@@ -262,7 +261,7 @@ const Expr *AutogradHistory::reachingValue(const VarDecl *V,
 bool AutogradHistory::carriesHistory(const Expr *E) { return carries(E, 0); }
 
 bool AutogradHistory::carries(const Expr *E, unsigned Depth) {
-  E = strip(E);
+  E = stripCopies(E);
   if (!E || Depth > 48 || E->isTypeDependent() || E->isValueDependent())
     return false;
   if (const auto *DRE = dyn_cast<DeclRefExpr>(E)) {
@@ -323,7 +322,7 @@ bool AutogradHistory::carries(const Expr *E, unsigned Depth) {
 bool AutogradHistory::isScalarLoss(const Expr *E) { return scalar(E, 0); }
 
 bool AutogradHistory::scalar(const Expr *E, unsigned Depth) {
-  E = strip(E);
+  E = stripCopies(E);
   if (!E || Depth > 24)
     return false;
   if (const auto *DRE = dyn_cast<DeclRefExpr>(E)) {
@@ -333,6 +332,8 @@ bool AutogradHistory::scalar(const Expr *E, unsigned Depth) {
   if (!isTensorType(E->getType()))
     return false;
   if (const auto *OC = dyn_cast<CXXOperatorCallExpr>(E)) {
+    if (OC->isAssignmentOp() && OC->getNumArgs() == 2)
+      return scalar(OC->getArg(1), Depth + 1);
     if (OC->getOperator() == OO_Call && isModuleCall(OC))
       return StringRef(OC->getArg(0)->getType().getAsString()).contains("Loss");
     // `loss * 0.5`, `a + b`: every tensor operand is a scalar loss.

@@ -35,6 +35,10 @@ bool isModuleClass(const CXXRecordDecl *RD);
 /// with such an argument.
 bool isTensorLikeType(QualType T);
 
+/// \p E without implicit nodes, parens, copies, moves (std::move too) and
+/// functional casts: `torch::Tensor(std::move(loss))` is `loss`.
+const Expr *stripCopies(const Expr *E);
+
 class AutogradHistory {
 public:
   AutogradHistory(const Stmt *Body, const SourceManager &SM);
