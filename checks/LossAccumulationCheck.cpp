@@ -41,11 +41,11 @@ enum class StoreKind { Container, Accumulator };
 /// A store inside a loop into something that may outlive the iteration.
 struct Candidate {
   StoreKind Kind;
-  const Expr *Store;                 ///< the call or assignment
-  const Expr *Target;                ///< the container or accumulator
+  const Expr *Store;  ///< the call or assignment
+  const Expr *Target; ///< the container or accumulator
   const ValueDecl *TargetDecl;
-  std::vector<const Expr *> Values;  ///< what is stored
-  std::vector<const Stmt *> Loops;   ///< enclosing loops, outermost first
+  std::vector<const Expr *> Values; ///< what is stored
+  std::vector<const Stmt *> Loops;  ///< enclosing loops, outermost first
 };
 } // namespace
 
@@ -112,8 +112,8 @@ static std::vector<const Expr *> accumulatedOperands(const Expr *RHS,
   } else if (const auto *C = dyn_cast<CallExpr>(RHS)) {
     const auto *FD = C->getDirectCallee();
     if (FD && FD->getIdentifier() && !isa<CXXMethodDecl>(FD) &&
-        llvm::is_contained({"cat", "concat", "stack", "hstack", "vstack",
-                            "add", "sub", "mul", "div"},
+        llvm::is_contained({"cat", "concat", "stack", "hstack", "vstack", "add",
+                            "sub", "mul", "div"},
                            FD->getName()))
       for (const Expr *A : C->arguments()) {
         // torch::cat({acc, x}): the list arrives as an ArrayRef temporary.
@@ -129,7 +129,8 @@ static std::vector<const Expr *> accumulatedOperands(const Expr *RHS,
           Ops.push_back(A);
       }
   }
-  bool HasSelf = llvm::any_of(Ops, [&](const Expr *E) { return refersTo(E, D); });
+  bool HasSelf =
+      llvm::any_of(Ops, [&](const Expr *E) { return refersTo(E, D); });
   if (!HasSelf)
     return {};
   llvm::erase_if(Ops, [&](const Expr *E) {
@@ -228,9 +229,10 @@ static bool isPerIteration(const ValueDecl *D, const Stmt *Loop,
   if (!Body)
     return false;
   SourceLocation L = SM.getExpansionLoc(VD->getLocation());
-  return !SM.isBeforeInTranslationUnit(L,
-                                       SM.getExpansionLoc(Body->getBeginLoc())) &&
-         !SM.isBeforeInTranslationUnit(SM.getExpansionLoc(Body->getEndLoc()), L);
+  return !SM.isBeforeInTranslationUnit(
+             L, SM.getExpansionLoc(Body->getBeginLoc())) &&
+         !SM.isBeforeInTranslationUnit(SM.getExpansionLoc(Body->getEndLoc()),
+                                       L);
 }
 
 /// True for code that belongs to a template (shared source of instances).

@@ -284,8 +284,9 @@ bool AutogradHistory::carries(const Expr *E, unsigned Depth) {
   const auto *OC = dyn_cast<CXXOperatorCallExpr>(E);
   if (OC && OC->isAssignmentOp() && OC->getNumArgs() == 2) {
     // The value of `a = b` is b; of `a += b` both a's and b's history.
-    Result = carries(OC->getArg(1), Depth + 1) ||
-             (OC->getOperator() != OO_Equal && carries(OC->getArg(0), Depth + 1));
+    Result =
+        carries(OC->getArg(1), Depth + 1) ||
+        (OC->getOperator() != OO_Equal && carries(OC->getArg(0), Depth + 1));
   } else if (isUnderNoGrad(E->getBeginLoc())) {
     Result = false;
   } else if (isModuleCall(E)) {
@@ -396,8 +397,7 @@ bool AutogradHistory::feedsBackward(const ValueDecl *D) {
   for (bool Changed = true; Changed;) {
     Changed = false;
     for (const auto &[V, List] : Defs)
-      if (!Derived.contains(V) &&
-          llvm::any_of(List, [&](const Def &X) {
+      if (!Derived.contains(V) && llvm::any_of(List, [&](const Def &X) {
             return mentions(X.Value, Derived);
           }))
         Changed |= Derived.insert(V).second;
