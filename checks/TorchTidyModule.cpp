@@ -1,5 +1,6 @@
 //===- TorchTidyModule.cpp - the 'torch' clang-tidy module ---------------===//
 #include "DiscardedToCheck.h"
+#include "LossAccumulationCheck.h"
 #include "clang-tidy/ClangTidyModule.h"
 #include "clang-tidy/ClangTidyModuleRegistry.h"
 
@@ -9,6 +10,8 @@ class TorchModule : public ClangTidyModule {
 public:
   void addCheckFactories(ClangTidyCheckFactories &Factories) override {
     Factories.registerCheck<DiscardedToCheck>("torch-discarded-to");
+    Factories.registerCheck<LossAccumulationCheck>(
+        "torch-loss-accumulation");
   }
 };
 
