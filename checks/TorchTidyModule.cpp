@@ -1,6 +1,7 @@
 //===- TorchTidyModule.cpp - the 'torch' clang-tidy module ---------------===//
 #include "DiscardedToCheck.h"
 #include "StaleOptimizerCheck.h"
+#include "UnregisteredMemberCheck.h"
 #include "clang-tidy/ClangTidyModule.h"
 #include "clang-tidy/ClangTidyModuleRegistry.h"
 
@@ -11,6 +12,8 @@ public:
   void addCheckFactories(ClangTidyCheckFactories &Factories) override {
     Factories.registerCheck<DiscardedToCheck>("torch-discarded-to");
     Factories.registerCheck<StaleOptimizerCheck>("torch-stale-optimizer");
+    Factories.registerCheck<UnregisteredMemberCheck>(
+        "torch-unregistered-member");
   }
 };
 

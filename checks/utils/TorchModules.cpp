@@ -53,8 +53,10 @@ const Expr *stripCopies(const Expr *E) {
   while (E) {
     E = stripImplicit(E);
     const auto *CE = dyn_cast<CXXConstructExpr>(E);
-    if (!CE || isa<CXXTemporaryObjectExpr>(CE) || CE->getNumArgs() != 1 ||
-        CE->isListInitialization())
+    if (!CE || isa<CXXTemporaryObjectExpr>(CE) || CE->getNumArgs() == 0 ||
+        CE->isListInitialization() ||
+        !llvm::all_of(llvm::drop_begin(CE->arguments()),
+                      [](const Expr *A) { return isa<CXXDefaultArgExpr>(A); }))
       return E;
     const CXXConstructorDecl *Ctor = CE->getConstructor();
     // Copies, moves and converting constructions (shared_ptr -> holder).
