@@ -118,3 +118,13 @@ void fineTune(torch::Device device) {
   net->to(device);
   torch::optim::SGD opt(net->parameters(), 0.1);
 }
+
+// No rewrite inside a macro expansion.
+#define MAKE_LAYER torch::nn::Linear(4, 2)
+struct MacroImpl : torch::nn::Module {
+  MacroImpl() { fc = MAKE_LAYER; }
+  // CHECK-MESSAGES: :[[@LINE-1]]:17: warning: submodule 'fc' is never registered
+  // CHECK-MESSAGES: :[[@LINE+2]]:21: note: 'fc' is declared here
+  // CHECK-FIXES: MacroImpl() { fc = MAKE_LAYER; }
+  torch::nn::Linear fc{nullptr};
+};
