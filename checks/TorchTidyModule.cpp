@@ -1,6 +1,8 @@
 //===- TorchTidyModule.cpp - the 'torch' clang-tidy module ---------------===//
 #include "DiscardedToCheck.h"
 #include "LossAccumulationCheck.h"
+#include "StaleOptimizerCheck.h"
+#include "UnregisteredMemberCheck.h"
 #include "clang-tidy/ClangTidyModule.h"
 #include "clang-tidy/ClangTidyModuleRegistry.h"
 
@@ -12,6 +14,9 @@ public:
     Factories.registerCheck<DiscardedToCheck>("torch-discarded-to");
     Factories.registerCheck<LossAccumulationCheck>(
         "torch-loss-accumulation");
+    Factories.registerCheck<StaleOptimizerCheck>("torch-stale-optimizer");
+    Factories.registerCheck<UnregisteredMemberCheck>(
+        "torch-unregistered-member");
   }
 };
 

@@ -1,0 +1,377 @@
+//===- UnregisteredMemberCheck.cpp - torch-unregistered-member -----------===//
+#include "UnregisteredMemberCheck.h"
+#include "utils/OptimizerFlow.h"
+#include "utils/TorchModules.h"
+#include "utils/TorchTypes.h"
+#include "clang/AST/DeclTemplate.h"
+#include "clang/ASTMatchers/ASTMatchFinder.h"
+#include "clang/Lex/Lexer.h"
+#include "clang-tidy/ClangTidyDiagnosticConsumer.h"
+
+using namespace clang::ast_matchers;
+
+namespace clang::tidy::torch {
+
+using utils::MemberKind;
+
+void UnregisteredMemberCheck::registerMatchers(MatchFinder *Finder) {
+  auto ModuleClass = cxxRecordDecl(isSameOrDerivedFrom("::torch::nn::Module"));
+  Finder->addMatcher(
+      cxxRecordDecl(isDefinition(), isDerivedFrom("::torch::nn::Module"))
+          .bind("class"),
+      this);
+  // Functions that assign a member of a module class: reassignments of
+  // registered members, in the class or outside it.
+  auto MemberAssign = cxxOperatorCallExpr(
+      hasOverloadedOperatorName("="),
+      hasArgument(0, ignoringParenImpCasts(memberExpr(
+                         member(fieldDecl(hasDeclContext(ModuleClass)))))));
+  Finder->addMatcher(
+      functionDecl(isDefinition(), hasBody(hasDescendant(MemberAssign)))
+          .bind("fn"),
+      this);
+}
+
+void UnregisteredMemberCheck::check(const MatchFinder::MatchResult &Result) {
+  if (const auto *RD = Result.Nodes.getNodeAs<CXXRecordDecl>("class"))
+    checkClass(RD, Result);
+  if (const auto *Fn = Result.Nodes.getNodeAs<FunctionDecl>("fn"))
+    checkReassignments(Fn, Result);
+}
+
+static bool isTemplateCode(const DeclContext *DC) {
+  if (DC->isDependentContext())
+    return true;
+  for (; DC; DC = DC->getParent()) {
+    if (const auto *F = dyn_cast<FunctionDecl>(DC))
+      if (F->isTemplateInstantiation())
+        return true;
+    if (isa<ClassTemplateSpecializationDecl>(DC))
+      return true;
+  }
+  return false;
+}
+
+/// `nullptr`, `{nullptr}`, `()` or an empty tensor: nothing to register.
+static bool isNullValue(const Expr *E) {
+  E = utils::stripCopies(E);
+  if (!E || isa<CXXNullPtrLiteralExpr>(E))
+    return true;
+  if (const auto *CE = dyn_cast<CXXConstructExpr>(E))
+    return CE->getNumArgs() == 0 ||
+           (CE->getNumArgs() == 1 &&
+            isa<CXXNullPtrLiteralExpr>(utils::stripImplicit(CE->getArg(0))));
+  return false;
+}
+
+/// Whether the value is created to be trained: `requires_grad(true)`,
+/// `torch::requires_grad()`, `.requires_grad_()`, `.set_requires_grad(true)`.
+static bool requiresGrad(const Stmt *S) {
+  if (!S)
+    return false;
+  if (const auto *Call = dyn_cast<CallExpr>(S)) {
+    const auto *F = dyn_cast_or_null<FunctionDecl>(Call->getCalleeDecl());
+    if (F && F->getDeclName().isIdentifier()) {
+      StringRef N = F->getName();
+      if (N == "requires_grad" || N == "requires_grad_" ||
+          N == "set_requires_grad") {
+        const Expr *Arg = Call->getNumArgs() > 0
+                              ? utils::stripCopies(Call->getArg(0))
+                              : nullptr;
+        const auto *Lit = dyn_cast_or_null<CXXBoolLiteralExpr>(Arg);
+        if (!Lit || Lit->getValue())
+          return true;
+      }
+    }
+  }
+  for (const Stmt *Child : S->children())
+    if (requiresGrad(Child))
+      return true;
+  return false;
+}
+
+static StringRef registerMethod(MemberKind Kind, const Stmt *Value) {
+  if (Kind != MemberKind::Tensor)
+    return "register_module";
+  return requiresGrad(Value) ? "register_parameter" : "register_buffer";
+}
+
+namespace {
+/// One place where a class's code gives a member a value.
+struct Assignment {
+  enum PlaceTy { Ctor, Reset, InClass, Method } Place;
+  const Expr *Value = nullptr;                ///< the assigned value
+  const CXXCtorInitializer *Init = nullptr;   ///< mem-initializer form
+  const FunctionDecl *Fn = nullptr;
+  SourceLocation Loc;
+};
+} // namespace
+
+/// Assignments `F = value;` to fields of `this` below \p S.
+static void collectAssignments(
+    const Stmt *S, const FunctionDecl *Fn, Assignment::PlaceTy Place,
+    llvm::DenseMap<const FieldDecl *, SmallVector<Assignment, 2>> &Out) {
+  if (!S)
+    return;
+  if (auto [LHS, RHS] = utils::asAssignment(S); LHS)
+    if (const FieldDecl *FD = utils::thisField(LHS);
+        FD && Out.count(FD) && !isNullValue(RHS))
+      Out[FD].push_back({Place, RHS, nullptr, Fn, S->getBeginLoc()});
+  for (const Stmt *Child : S->children())
+    collectAssignments(Child, Fn, Place, Out);
+}
+
+static std::string sourceText(SourceRange R, const SourceManager &SM,
+                              const LangOptions &LO) {
+  return Lexer::getSourceText(CharSourceRange::getTokenRange(R), SM, LO).str();
+}
+
+/// Wraps the value of \p A in `register_xxx("name", ...)`; nothing if the
+/// code cannot be rewritten safely (macros, braced lists).
+static void addRegistrationFix(DiagnosticBuilder &D, const FieldDecl *FD,
+                               MemberKind Kind, const Assignment &A,
+                               const SourceManager &SM,
+                               const LangOptions &LO) {
+  std::string Prefix = (registerMethod(Kind, A.Value) + "(\"" +
+                        FD->getName() + "\", ")
+                           .str();
+  if (!A.Init) {
+    SourceRange R = A.Value->getSourceRange();
+    if (R.getBegin().isMacroID() || R.getEnd().isMacroID() ||
+        isa<InitListExpr>(utils::stripImplicit(A.Value)))
+      return;
+    D << FixItHint::CreateInsertion(R.getBegin(), Prefix)
+      << FixItHint::CreateInsertion(
+             Lexer::getLocForEndOfToken(R.getEnd(), 0, SM, LO), ")");
+    return;
+  }
+  SourceLocation L = A.Init->getLParenLoc(), R = A.Init->getRParenLoc();
+  if (L.isInvalid() || R.isInvalid() || L.isMacroID() || R.isMacroID())
+    return;
+  // `fc(4, 2)` constructs the member from arguments: name its type.
+  const Expr *E = utils::stripImplicit(A.Value);
+  const auto *CE = dyn_cast<CXXConstructExpr>(E);
+  bool FromArgs = CE && !isa<CXXTemporaryObjectExpr>(CE) &&
+                  (CE->getNumArgs() != 1 ||
+                   utils::moduleMemberKind(CE->getArg(0)->getType()) ==
+                       MemberKind::None ||
+                   (Kind == MemberKind::Tensor) !=
+                       (utils::moduleMemberKind(CE->getArg(0)->getType()) ==
+                        MemberKind::Tensor));
+  if (FromArgs) {
+    std::string Type =
+        sourceText(FD->getTypeSourceInfo()->getTypeLoc().getSourceRange(), SM,
+                   LO);
+    bool Brace = *SM.getCharacterData(L) == '{';
+    if (Type.empty())
+      return;
+    Prefix += Type + (Brace ? "{" : "(");
+    D << FixItHint::CreateInsertion(L.getLocWithOffset(1), Prefix)
+      << FixItHint::CreateInsertion(R, Brace ? "})" : "))");
+    return;
+  }
+  D << FixItHint::CreateInsertion(L.getLocWithOffset(1), Prefix)
+    << FixItHint::CreateInsertion(R, ")");
+}
+
+void UnregisteredMemberCheck::checkClass(const CXXRecordDecl *RD,
+                                         const MatchFinder::MatchResult &Result) {
+  const SourceManager &SM = *Result.SourceManager;
+  const LangOptions &LO = Result.Context->getLangOpts();
+  if (isTemplateCode(RD) || SM.isInSystemHeader(RD->getLocation()))
+    return;
+  utils::ModuleRegistrations Regs = utils::analyzeRegistrations(RD, SM);
+  if (!Regs.Complete)
+    return;
+
+  llvm::DenseMap<const FieldDecl *, SmallVector<Assignment, 2>> Assigned;
+  for (const FieldDecl *FD : RD->fields())
+    if (utils::moduleMemberKind(FD->getType()) != MemberKind::None &&
+        !Regs.find(FD))
+      Assigned[FD];
+  if (Assigned.empty())
+    return;
+
+  for (const CXXMethodDecl *M : RD->methods()) {
+    const FunctionDecl *Def = nullptr;
+    if (!M->hasBody(Def) || M->isImplicit())
+      continue;
+    bool Named = M->getDeclName().isIdentifier();
+    // A value recomputed in each forward() is deliberately plain.
+    if (Named && M->getName() == "forward")
+      continue;
+    Assignment::PlaceTy Place = Assignment::Method;
+    if (const auto *Ctor = dyn_cast<CXXConstructorDecl>(Def)) {
+      Place = Assignment::Ctor;
+      for (const CXXCtorInitializer *Init : Ctor->inits())
+        if (Init->isWritten() && Init->isMemberInitializer() &&
+            Assigned.count(Init->getMember()) && !isNullValue(Init->getInit()))
+          Assigned[Init->getMember()].push_back({Place, Init->getInit(), Init,
+                                                 Def, Init->getSourceLocation()});
+    } else if (Named && M->getName() == "reset") {
+      Place = Assignment::Reset;
+    }
+    collectAssignments(Def->getBody(), Def, Place, Assigned);
+  }
+  for (auto &[FD, List] : Assigned)
+    if (const Expr *Init = FD->getInClassInitializer(); Init && !isNullValue(Init))
+      List.push_back({Assignment::InClass, Init, nullptr, nullptr,
+                      FD->getLocation()});
+
+  // Report fields in declaration order.
+  for (const FieldDecl *FD : RD->fields()) {
+    auto It = Assigned.find(FD);
+    if (It == Assigned.end() || It->second.empty())
+      continue;
+    auto &List = It->second;
+    std::stable_sort(List.begin(), List.end(),
+                     [](const Assignment &A, const Assignment &B) {
+                       return A.Place < B.Place;
+                     });
+    MemberKind Kind = utils::moduleMemberKind(FD->getType());
+    const Assignment &First = List.front();
+    bool Tensor = Kind == MemberKind::Tensor;
+    {
+    auto D = diag(First.Loc,
+                  Tensor ? "tensor member '%0' is never registered; it is "
+                           "missing from parameters() and buffers(), so an "
+                           "optimizer never sees it and module->to(device) "
+                           "does not move it; register it with %1"
+                         : "submodule '%0' is never registered; its "
+                           "parameters are missing from parameters(), so an "
+                           "optimizer never updates them, and "
+                           "module->to(device) does not move it; register it "
+                           "with %1")
+             << FD->getName() << registerMethod(Kind, First.Value);
+    // Fix where the member is initialised: each constructor, or reset() of
+    // a Cloneable (which its constructor calls).
+    bool InReset = llvm::any_of(
+        List, [](const Assignment &A) { return A.Place == Assignment::Reset; });
+    llvm::SmallPtrSet<const FunctionDecl *, 4> Fixed;
+    for (const Assignment &A : List)
+      if (A.Place == (InReset ? Assignment::Reset : Assignment::Ctor) &&
+          Fixed.insert(A.Fn).second)
+        addRegistrationFix(D, FD, Kind, A, SM, LO);
+    }
+    diag(FD->getLocation(), "'%0' is declared here", DiagnosticIDs::Note)
+        << FD->getName();
+  }
+}
+
+void UnregisteredMemberCheck::checkReassignments(
+    const FunctionDecl *Fn, const MatchFinder::MatchResult &Result) {
+  const SourceManager &SM = *Result.SourceManager;
+  const LangOptions &LO = Result.Context->getLangOpts();
+  if (isTemplateCode(Fn))
+    return;
+  const auto *Method = dyn_cast<CXXMethodDecl>(Fn);
+
+  // Assignments to module members, and by-argument registrations.
+  SmallVector<std::pair<const Expr *, const MemberExpr *>, 4> Assigns;
+  llvm::SmallPtrSet<const FieldDecl *, 4> RegisteredHere;
+  std::function<void(const Stmt *)> Walk = [&](const Stmt *S) {
+    if (!S)
+      return;
+    if (const auto *E = dyn_cast<Expr>(S)) {
+      if (auto [LHS, RHS] = utils::asAssignment(E); LHS)
+        if (const auto *ME = dyn_cast<MemberExpr>(utils::stripImplicit(LHS)))
+          Assigns.push_back({E, ME});
+      if (const CXXMemberCallExpr *Call = utils::asRegisterCall(E);
+          Call && Call->getNumArgs() >= 2)
+        if (const auto *ME = dyn_cast<MemberExpr>(
+                utils::stripCopies(Call->getArg(1))))
+          if (const auto *FD = dyn_cast<FieldDecl>(ME->getMemberDecl()))
+            RegisteredHere.insert(FD);
+    }
+    for (const Stmt *Child : S->children())
+      Walk(Child);
+  };
+  Walk(Fn->getBody());
+
+  std::optional<llvm::DenseSet<const Expr *>> Stale;
+  for (const auto &[E, ME] : Assigns) {
+    const auto *FD = dyn_cast<FieldDecl>(ME->getMemberDecl());
+    MemberKind Kind =
+        FD ? utils::moduleMemberKind(FD->getType()) : MemberKind::None;
+    const auto *RD = FD ? dyn_cast<CXXRecordDecl>(FD->getParent()) : nullptr;
+    if (Kind == MemberKind::None || !utils::isModuleClass(RD) ||
+        RegisteredHere.count(FD))
+      continue;
+    const Expr *RHS = utils::asAssignment(E).second;
+    if (utils::asRegisterCall(RHS) || isNullValue(RHS))
+      continue;
+    // The class's constructors and reset() initialise; forward() computes.
+    if (Method && Method->getParent() == RD &&
+        (isa<CXXConstructorDecl>(Method) ||
+         (Method->getDeclName().isIdentifier() &&
+          Method->getName() == "reset")))
+      continue;
+    if (Method && Method->getDeclName().isIdentifier() &&
+        Method->getName() == "forward" &&
+        (Method->getParent() == RD || Method->getParent()->isDerivedFrom(RD)))
+      continue;
+    auto It = Registrations.find(RD);
+    if (It == Registrations.end())
+      It = Registrations.try_emplace(RD, utils::analyzeRegistrations(RD, SM))
+               .first;
+    const utils::Registration *Reg = It->second.find(FD);
+    if (!Reg)
+      continue;
+    // torch-stale-optimizer reports this statement when it applies.
+    if (Context->isCheckEnabled("torch-stale-optimizer")) {
+      if (!Stale) {
+        Stale.emplace();
+        for (const auto &R : utils::findStaleReplacements(Fn->getBody(), SM))
+          Stale->insert(R.Replacing);
+      }
+      if (Stale->count(E))
+        continue;
+    }
+    std::string Target = sourceText(ME->getSourceRange(), SM, LO);
+    if (Kind == MemberKind::Tensor) {
+      diag(E->getBeginLoc(),
+           Reg->Method == "register_buffer"
+               ? "'%0' is assigned a new tensor that is not registered; "
+                 "buffers() still returns the old one, so module->to(device) "
+                 "does not move the new one"
+               : "'%0' is assigned a new tensor that is not registered; "
+                 "parameters() still returns the old one, so an optimizer "
+                 "never sees the new one and module->to(device) does not "
+                 "move it")
+          << Target;
+      diag(E->getBeginLoc(),
+           "to keep the registered tensor, update it in place: "
+           "'%0.set_data(...)'",
+           DiagnosticIDs::Note)
+          << Target;
+      continue;
+    }
+    auto D = diag(E->getBeginLoc(),
+                  "'%0' is assigned a new module that is not registered; "
+                  "parameters() still returns the old module's tensors, so an "
+                  "optimizer never sees the new one and module->to(device) "
+                  "does not move it")
+             << Target;
+    // `net->fc = net->replace_module("fc", ...)` registers the new module.
+    MemberKind ValueKind = utils::moduleMemberKind(RHS->getType());
+    const Expr *Base = utils::stripImplicit(ME->getBase());
+    if (Reg->Name.empty() || Reg->Method != "register_module" ||
+        (ValueKind != MemberKind::Holder &&
+         ValueKind != MemberKind::SharedPtr) ||
+        (!isa<CXXThisExpr>(Base) && !utils::moduleRoot(Base)) ||
+        E->getBeginLoc().isMacroID() || RHS->getEndLoc().isMacroID())
+      continue;
+    std::string Prefix =
+        Lexer::getSourceText(CharSourceRange::getCharRange(
+                                 ME->getBeginLoc(), ME->getMemberLoc()),
+                             SM, LO)
+            .str();
+    D << FixItHint::CreateInsertion(RHS->getBeginLoc(),
+                                    Prefix + "replace_module(\"" + Reg->Name +
+                                        "\", ")
+      << FixItHint::CreateInsertion(
+             Lexer::getLocForEndOfToken(RHS->getEndLoc(), 0, SM, LO), ")");
+  }
+}
+
+} // namespace clang::tidy::torch

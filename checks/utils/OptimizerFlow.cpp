@@ -1,0 +1,303 @@
+#include "OptimizerFlow.h"
+#include "TorchTypes.h"
+#include "llvm/ADT/DenseSet.h"
+
+namespace clang::tidy::torch::utils {
+
+namespace {
+
+using ParamList =
+    llvm::SmallVector<std::pair<ModuleRef, const CXXMemberCallExpr *>, 2>;
+
+constexpr int MaxLoopRepeat = 3;
+
+class Flow {
+public:
+  explicit Flow(const SourceManager &SM) : SM(SM) {}
+
+  void walk(const Stmt *S);
+  std::vector<StaleReplacement> Results;
+
+private:
+  struct Optimizer {
+    ParamList Models;
+    const Expr *Construction = nullptr;
+  };
+
+  void collectParams(const Stmt *S, ParamList &Out) const;
+  void defineVar(const ValueDecl *V, const Expr *Init);
+  void onAssignment(const Expr *E, const Expr *LHS, const Expr *RHS);
+  void onMemberCall(const CXXMemberCallExpr *Call);
+  void onForward(const Expr *Receiver);
+  void createOptimizer(const ValueDecl *V, const Expr *Construction);
+  void replaced(StaleReplacement::KindTy Kind, ModuleRef Ref,
+                const Expr *Replacing, const ValueDecl *Clone = nullptr,
+                const Expr *CloneUse = nullptr);
+  void stepped(const ValueDecl *Opt, const CXXMemberCallExpr *Step);
+  bool isRegisteredMember(const FieldDecl *FD);
+
+  const SourceManager &SM;
+  llvm::DenseMap<const ValueDecl *, Optimizer> Opts;
+  llvm::DenseMap<const ValueDecl *, ParamList> ParamSources;
+  llvm::DenseMap<const ValueDecl *, std::pair<ModuleRef, const Expr *>> Clones;
+  llvm::DenseMap<const CXXRecordDecl *, ModuleRegistrations> Registrations;
+  std::vector<StaleReplacement> Pending;
+  llvm::DenseSet<const Expr *> Reported;
+  int LoopDepth = 0;
+};
+
+/// The `M->clone()` call in \p E, if any.
+const CXXMemberCallExpr *findClone(const Stmt *S) {
+  if (!S)
+    return nullptr;
+  if (const auto *Call = dyn_cast<CXXMemberCallExpr>(S)) {
+    const CXXMethodDecl *M = Call->getMethodDecl();
+    if (M && M->getDeclName().isIdentifier() && M->getName() == "clone" &&
+        isModuleClass(M->getParent()))
+      return Call;
+  }
+  for (const Stmt *Child : S->children())
+    if (const CXXMemberCallExpr *Found = findClone(Child))
+      return Found;
+  return nullptr;
+}
+
+void Flow::collectParams(const Stmt *S, ParamList &Out) const {
+  if (!S)
+    return;
+  if (const auto *Call = dyn_cast<CXXMemberCallExpr>(S))
+    if (ModuleRef Ref = parametersReceiver(Call)) {
+      Out.push_back({Ref, Call});
+      return;
+    }
+  if (const auto *DRE = dyn_cast<DeclRefExpr>(S)) {
+    auto It = ParamSources.find(DRE->getDecl());
+    if (It != ParamSources.end())
+      Out.append(It->second.begin(), It->second.end());
+    return;
+  }
+  for (const Stmt *Child : S->children())
+    collectParams(Child, Out);
+}
+
+void Flow::createOptimizer(const ValueDecl *V, const Expr *Construction) {
+  // A rebuilt optimizer no longer holds the replaced tensors.
+  llvm::erase_if(Pending, [V](const StaleReplacement &R) {
+    return R.Optimizer == V;
+  });
+  Optimizer O;
+  O.Construction = Construction;
+  collectParams(Construction, O.Models);
+  if (O.Models.empty())
+    Opts.erase(V);
+  else
+    Opts[V] = std::move(O);
+}
+
+void Flow::defineVar(const ValueDecl *V, const Expr *Init) {
+  if (!V || !Init)
+    return;
+  if (const Expr *C = optimizerConstruction(Init)) {
+    createOptimizer(V, C);
+    return;
+  }
+  if (const CXXMemberCallExpr *Clone = findClone(Init)) {
+    if (ModuleRef From = moduleRoot(Clone->getImplicitObjectArgument()))
+      Clones[V] = {From, Clone};
+    return;
+  }
+  Clones.erase(V);
+  ParamList Params;
+  collectParams(Init, Params);
+  if (!Params.empty())
+    ParamSources[V] = Params;
+}
+
+bool Flow::isRegisteredMember(const FieldDecl *FD) {
+  const auto *RD = cast<CXXRecordDecl>(FD->getParent());
+  auto It = Registrations.find(RD);
+  if (It == Registrations.end())
+    It = Registrations.try_emplace(RD, analyzeRegistrations(RD, SM)).first;
+  const Registration *Reg = It->second.find(FD);
+  if (!Reg)
+    return !It->second.Complete;
+  return Reg->Method != "register_buffer";
+}
+
+void Flow::onAssignment(const Expr *E, const Expr *LHS, const Expr *RHS) {
+  const Expr *Target = stripImplicit(LHS);
+  ModuleRef Ref = moduleRoot(Target);
+  if (!Ref)
+    return;
+  bool Whole = isa<DeclRefExpr>(Target) || thisField(Target);
+  if (Whole) {
+    if (const Expr *C = optimizerConstruction(RHS))
+      return createOptimizer(Ref.Root, C);
+    defineVar(Ref.Root, RHS);
+    replaced(StaleReplacement::Reassigned, Ref, E);
+    return;
+  }
+  const auto *ME = dyn_cast<MemberExpr>(Target);
+  const auto *FD = ME ? dyn_cast<FieldDecl>(ME->getMemberDecl()) : nullptr;
+  if (!FD || moduleMemberKind(FD->getType()) == MemberKind::None ||
+      !isModuleClass(dyn_cast<CXXRecordDecl>(FD->getParent())) ||
+      asRegisterCall(RHS))
+    return;
+  if (isRegisteredMember(FD))
+    replaced(StaleReplacement::MemberReassigned, Ref, E);
+}
+
+void Flow::onForward(const Expr *Receiver) {
+  ModuleRef Ref = moduleRoot(Receiver);
+  if (!Ref)
+    return;
+  auto It = Clones.find(Ref.Root);
+  if (It != Clones.end()) {
+    replaced(StaleReplacement::CloneTrained, It->second.first,
+             It->second.second, Ref.Root, Receiver);
+    return;
+  }
+  // The original is trained too: the clone is likely an evaluation copy.
+  llvm::erase_if(Pending, [&](const StaleReplacement &R) {
+    return R.Kind == StaleReplacement::CloneTrained &&
+           R.Model.Root == Ref.Root;
+  });
+}
+
+void Flow::onMemberCall(const CXXMemberCallExpr *Call) {
+  const CXXMethodDecl *M = Call->getMethodDecl();
+  if (!M || !M->getDeclName().isIdentifier())
+    return;
+  StringRef Name = M->getName();
+  const Expr *Obj = Call->getImplicitObjectArgument();
+  if (isOptimizerClass(M->getParent())) {
+    ModuleRef Opt = moduleRoot(Obj);
+    if (!Opt)
+      return;
+    if (Name == "step")
+      stepped(Opt.Root, Call);
+    else if (Name == "add_param_group") {
+      auto It = Opts.find(Opt.Root);
+      if (It != Opts.end())
+        collectParams(Call, It->second.Models);
+    }
+    return;
+  }
+  if (isModuleClass(M->getParent())) {
+    if (Name == "replace_module")
+      replaced(StaleReplacement::ReplaceModule, moduleRoot(Obj), Call);
+    else if (Name == "forward")
+      onForward(Obj);
+    return;
+  }
+  // params.push_back(net->parameters()), ptr.reset(new SGD(...)).
+  ModuleRef Var = moduleRoot(Obj);
+  if (!Var || Var.Member)
+    return;
+  if (Name == "reset" && Call->getNumArgs() == 1) {
+    if (const Expr *C = optimizerConstruction(Call->getArg(0)))
+      createOptimizer(Var.Root, C);
+    return;
+  }
+  if (Name == "push_back" || Name == "emplace_back" || Name == "insert" ||
+      Name == "emplace" || Name == "assign") {
+    ParamList Params;
+    for (const Expr *Arg : Call->arguments())
+      collectParams(Arg, Params);
+    if (!Params.empty())
+      ParamSources[Var.Root].append(Params.begin(), Params.end());
+  }
+}
+
+void Flow::replaced(StaleReplacement::KindTy Kind, ModuleRef Ref,
+                    const Expr *Replacing, const ValueDecl *Clone,
+                    const Expr *CloneUse) {
+  if (!Ref)
+    return;
+  for (const auto &[OptVar, O] : Opts)
+    for (const auto &[Model, Params] : O.Models) {
+      if (Model.Root != Ref.Root)
+        continue;
+      // `net->fc = ...` leaves an optimizer built on `net->head` alone.
+      if (Kind == StaleReplacement::MemberReassigned && Model.Member &&
+          Model.Member != Ref.Member)
+        continue;
+      StaleReplacement R;
+      R.Kind = Kind;
+      R.Replacing = Replacing;
+      R.Model = Ref;
+      R.Optimizer = OptVar;
+      R.Construction = O.Construction;
+      R.Params = Params;
+      R.Clone = Clone;
+      R.CloneUse = CloneUse;
+      Pending.push_back(R);
+      break;
+    }
+}
+
+void Flow::stepped(const ValueDecl *Opt, const CXXMemberCallExpr *Step) {
+  for (StaleReplacement &R : Pending)
+    if (R.Optimizer == Opt && Reported.insert(R.Replacing).second) {
+      R.Step = Step;
+      Results.push_back(R);
+    }
+  llvm::erase_if(Pending,
+                 [Opt](const StaleReplacement &R) { return R.Optimizer == Opt; });
+}
+
+void Flow::walk(const Stmt *S) {
+  if (!S)
+    return;
+  if (const auto *Lambda = dyn_cast<LambdaExpr>(S))
+    return walk(Lambda->getBody());
+  if (const auto *DS = dyn_cast<DeclStmt>(S)) {
+    for (const Decl *D : DS->decls())
+      if (const auto *VD = dyn_cast<VarDecl>(D)) {
+        walk(VD->getInit());
+        defineVar(VD, VD->getInit());
+      }
+    return;
+  }
+  for (const Stmt *Child : S->children())
+    walk(Child);
+  // A loop's next iteration runs its body again after the replacement.
+  const Stmt *Body = nullptr;
+  if (const auto *For = dyn_cast<ForStmt>(S))
+    Body = For->getBody();
+  else if (const auto *Range = dyn_cast<CXXForRangeStmt>(S))
+    Body = Range->getBody();
+  else if (const auto *While = dyn_cast<WhileStmt>(S))
+    Body = While->getBody();
+  else if (const auto *Do = dyn_cast<DoStmt>(S))
+    Body = Do->getBody();
+  if (Body && LoopDepth < MaxLoopRepeat) {
+    ++LoopDepth;
+    walk(Body);
+    --LoopDepth;
+    return;
+  }
+  const auto *E = dyn_cast<Expr>(S);
+  if (!E)
+    return;
+  if (auto [LHS, RHS] = asAssignment(E); LHS)
+    return onAssignment(E, LHS, RHS);
+  if (const auto *Call = dyn_cast<CXXMemberCallExpr>(E))
+    return onMemberCall(Call);
+  // net(x) through a ModuleHolder's operator().
+  if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(E))
+    if (Op->getOperator() == OO_Call && Op->getNumArgs() >= 1 &&
+        moduleMemberKind(Op->getArg(0)->getType()) == MemberKind::Holder)
+      onForward(Op->getArg(0));
+}
+
+} // namespace
+
+std::vector<StaleReplacement> findStaleReplacements(const Stmt *Body,
+                                                    const SourceManager &SM) {
+  Flow F(SM);
+  F.walk(Body);
+  return std::move(F.Results);
+}
+
+} // namespace clang::tidy::torch::utils

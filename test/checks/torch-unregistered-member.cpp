@@ -1,0 +1,130 @@
+// RUN: %check_torch_tidy %s torch-unregistered-member %t -- %torch_flags
+// RUN: %check_torch_tidy --via plugin --no-compile %s torch-unregistered-member %t.plugin -- %torch_flags
+
+#include <torch/torch.h>
+
+struct BlockImpl : torch::nn::Module {
+  BlockImpl() { lin = register_module("lin", torch::nn::Linear(2, 2)); }
+  torch::Tensor forward(torch::Tensor x) { return lin(x); }
+  torch::nn::Linear lin{nullptr};
+};
+
+struct BodyImpl : torch::nn::Module {
+  BodyImpl() {
+    w = torch::randn({3});
+    // CHECK-MESSAGES: :[[@LINE-1]]:5: warning: tensor member 'w' is never registered; it is missing from parameters() and buffers(), so an optimizer never sees it and module->to(device) does not move it; register it with register_buffer [torch-unregistered-member]
+    // CHECK-MESSAGES: :[[@LINE+22]]:17: note: 'w' is declared here
+    // CHECK-FIXES: w = register_buffer("w", torch::randn({3}));
+    weight = torch::randn({3}, torch::requires_grad());
+    // CHECK-MESSAGES: :[[@LINE-1]]:5: warning: tensor member 'weight' is never registered; {{.*}} register it with register_parameter
+    // CHECK-MESSAGES: :[[@LINE+18]]:20: note: 'weight' is declared here
+    // CHECK-FIXES: weight = register_parameter("weight", torch::randn({3}, torch::requires_grad()));
+    bias = torch::zeros({3}).requires_grad_();
+    // CHECK-MESSAGES: :[[@LINE-1]]:5: warning: tensor member 'bias' is never registered; {{.*}} register it with register_parameter
+    // CHECK-MESSAGES: :[[@LINE+14]]:28: note: 'bias' is declared here
+    // CHECK-FIXES: bias = register_parameter("bias", torch::zeros({3}).requires_grad_());
+    fc = torch::nn::Linear(4, 2);
+    // CHECK-MESSAGES: :[[@LINE-1]]:5: warning: submodule 'fc' is never registered; its parameters are missing from parameters(), so an optimizer never updates them, and module->to(device) does not move it; register it with register_module
+    // CHECK-MESSAGES: :[[@LINE+11]]:21: note: 'fc' is declared here
+    // CHECK-FIXES: fc = register_module("fc", torch::nn::Linear(4, 2));
+    block = std::make_shared<BlockImpl>();
+    // CHECK-MESSAGES: :[[@LINE-1]]:5: warning: submodule 'block' is never registered
+    // CHECK-MESSAGES: :[[@LINE+8]]:30: note: 'block' is declared here
+    // CHECK-FIXES: block = register_module("block", std::make_shared<BlockImpl>());
+  }
+  torch::Tensor forward(torch::Tensor x) {
+    return block->forward(fc(x * w * weight + bias));
+  }
+  torch::Tensor w, weight, bias;
+  torch::nn::Linear fc{nullptr};
+  std::shared_ptr<BlockImpl> block;
+};
+
+struct InitListImpl : torch::nn::Module {
+  InitListImpl()
+      : fc(torch::nn::Linear(4, 2)), head(2, 1), mask(torch::ones({2})),
+  // CHECK-MESSAGES: :[[@LINE-1]]:9: warning: submodule 'fc' is never registered
+  // CHECK-MESSAGES: :[[@LINE+11]]:21: note: 'fc' is declared here
+  // CHECK-MESSAGES: :[[@LINE-3]]:38: warning: submodule 'head' is never registered
+  // CHECK-MESSAGES: :[[@LINE+9]]:25: note: 'head' is declared here
+  // CHECK-MESSAGES: :[[@LINE-5]]:50: warning: tensor member 'mask' is never registered; {{.*}} register_buffer
+  // CHECK-MESSAGES: :[[@LINE+8]]:17: note: 'mask' is declared here
+  // CHECK-FIXES: : fc(register_module("fc", torch::nn::Linear(4, 2))), head(register_module("head", torch::nn::Linear(2, 1))), mask(register_buffer("mask", torch::ones({2}))),
+        opts{torch::nn::LinearOptions(1, 1)} {}
+  // CHECK-MESSAGES: :[[@LINE-1]]:9: warning: submodule 'opts' is never registered
+  // CHECK-MESSAGES: :[[@LINE+5]]:21: note: 'opts' is declared here
+  // CHECK-FIXES: opts{register_module("opts", torch::nn::Linear{torch::nn::LinearOptions(1, 1)})} {}
+  torch::Tensor forward(torch::Tensor x) { return opts(head(fc(x)) * mask); }
+  torch::nn::Linear fc, head;
+  torch::Tensor mask;
+  torch::nn::Linear opts;
+};
+
+// Cloneable modules initialise in reset(), which the constructor calls.
+struct CloneNetImpl : torch::nn::Cloneable<CloneNetImpl> {
+  CloneNetImpl() { reset(); }
+  void reset() override {
+    fc = register_module("fc", torch::nn::Linear(4, 2));
+    proj = torch::nn::Linear(2, 2);
+    // CHECK-MESSAGES: :[[@LINE-1]]:5: warning: submodule 'proj' is never registered
+    // CHECK-MESSAGES: :[[@LINE+4]]:34: note: 'proj' is declared here
+    // CHECK-FIXES: proj = register_module("proj", torch::nn::Linear(2, 2));
+  }
+  torch::Tensor forward(torch::Tensor x) { return proj(fc(x)); }
+  torch::nn::Linear fc{nullptr}, proj{nullptr};
+};
+
+// Assigned outside the constructor: reported, not rewritten.
+struct LateImpl : torch::nn::Module {
+  void init() { scale = torch::ones({1}); }
+  // CHECK-MESSAGES: :[[@LINE-1]]:17: warning: tensor member 'scale' is never registered
+  // CHECK-MESSAGES: :[[@LINE+2]]:17: note: 'scale' is declared here
+  torch::Tensor forward(torch::Tensor x) { return x * scale; }
+  torch::Tensor scale;
+  torch::Tensor offset = torch::zeros({1});
+  // CHECK-MESSAGES: :[[@LINE-1]]:17: warning: tensor member 'offset' is never registered
+  // CHECK-MESSAGES: :[[@LINE-2]]:17: note: 'offset' is declared here
+};
+
+// A registered member later reassigned without registering the new object.
+struct HeadNetImpl : torch::nn::Module {
+  HeadNetImpl() {
+    fc = register_module("fc", torch::nn::Linear(4, 2));
+    scale = register_parameter("scale", torch::ones({1}));
+    mean = register_buffer("mean", torch::zeros({2}));
+  }
+  void setHead(int n) {
+    fc = torch::nn::Linear(4, n);
+    // CHECK-MESSAGES: :[[@LINE-1]]:5: warning: 'fc' is assigned a new module that is not registered; parameters() still returns the old module's tensors, so an optimizer never sees the new one and module->to(device) does not move it
+    // CHECK-FIXES: fc = replace_module("fc", torch::nn::Linear(4, n));
+  }
+  torch::Tensor forward(torch::Tensor x) { return fc(x) * scale + mean; }
+  torch::nn::Linear fc{nullptr};
+  torch::Tensor scale, mean;
+};
+TORCH_MODULE(HeadNet);
+
+void fineTune(torch::Device device) {
+  HeadNet net;
+  net->fc = torch::nn::Linear(4, 10);
+  // CHECK-MESSAGES: :[[@LINE-1]]:3: warning: 'net->fc' is assigned a new module that is not registered
+  // CHECK-FIXES: net->fc = net->replace_module("fc", torch::nn::Linear(4, 10));
+  net->scale = torch::full({1}, 2.0);
+  // CHECK-MESSAGES: :[[@LINE-1]]:3: warning: 'net->scale' is assigned a new tensor that is not registered; parameters() still returns the old one, so an optimizer never sees the new one and module->to(device) does not move it
+  // CHECK-MESSAGES: :[[@LINE-2]]:3: note: to keep the registered tensor, update it in place: 'net->scale.set_data(...)'
+  net->mean = torch::ones({2});
+  // CHECK-MESSAGES: :[[@LINE-1]]:3: warning: 'net->mean' is assigned a new tensor that is not registered; buffers() still returns the old one, so module->to(device) does not move the new one
+  // CHECK-MESSAGES: :[[@LINE-2]]:3: note: to keep the registered tensor
+  net->to(device);
+  torch::optim::SGD opt(net->parameters(), 0.1);
+}
+
+// No rewrite inside a macro expansion.
+#define MAKE_LAYER torch::nn::Linear(4, 2)
+struct MacroImpl : torch::nn::Module {
+  MacroImpl() { fc = MAKE_LAYER; }
+  // CHECK-MESSAGES: :[[@LINE-1]]:17: warning: submodule 'fc' is never registered
+  // CHECK-MESSAGES: :[[@LINE+2]]:21: note: 'fc' is declared here
+  // CHECK-FIXES: MacroImpl() { fc = MAKE_LAYER; }
+  torch::nn::Linear fc{nullptr};
+};
