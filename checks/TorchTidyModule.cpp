@@ -1,5 +1,6 @@
 //===- TorchTidyModule.cpp - the 'torch' clang-tidy module ---------------===//
 #include "DiscardedToCheck.h"
+#include "SyncInLoopCheck.h"
 #include "clang-tidy/ClangTidyModule.h"
 #include "clang-tidy/ClangTidyModuleRegistry.h"
 
@@ -9,6 +10,7 @@ class TorchModule : public ClangTidyModule {
 public:
   void addCheckFactories(ClangTidyCheckFactories &Factories) override {
     Factories.registerCheck<DiscardedToCheck>("torch-discarded-to");
+    Factories.registerCheck<SyncInLoopCheck>("torch-sync-in-loop");
   }
 };
 
