@@ -206,8 +206,9 @@ static bool usesModulo(const Stmt *S) {
 }
 
 /// Reads the statements that run on each iteration of one hot loop, down
-/// into nested loops that are not hot by themselves (those report their own
-/// calls with their own marker).
+/// into lambdas (a closure defined in a training loop runs there) and into
+/// nested loops that are not hot by themselves (the others report their own
+/// calls, with their own marker).
 struct SyncInLoopCheck::Walk {
   SyncInLoopCheck &Check;
   const utils::HotMarker &Marker;
@@ -239,7 +240,7 @@ struct SyncInLoopCheck::Walk {
   }
 
   void visit(const Stmt *S) {
-    if (!S || isa<LambdaExpr>(S))
+    if (!S)
       return;
     if (utils::isLoop(S)) {
       markLoopPositions(S);

@@ -171,11 +171,10 @@ std::optional<HotLoop> enclosingHotLoop(const Stmt *Body, const Stmt *S,
   if (!findPath(Body, S, Path))
     return std::nullopt;
   // Innermost first: S runs on each iteration of a loop it is in the
-  // iteration parts of, and of every loop that loop runs in.
+  // iteration parts of, and of every loop that loop runs in. A lambda is
+  // taken to run where it is defined.
   for (size_t I = Path.size() - 1; I-- > 0;) {
     const Stmt *Node = Path[I];
-    if (isa<LambdaExpr>(Node))
-      return std::nullopt;
     if (!isLoop(Node) || !llvm::is_contained(iterationParts(Node), Path[I + 1]))
       continue;
     if (HotMarker M = findHotMarker(Node, Ctx))

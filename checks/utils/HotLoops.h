@@ -62,8 +62,8 @@ struct HotLoop {
 
 /// The innermost loop around \p S inside \p Body (a function body) that is
 /// hot by itself, provided \p S runs on each of its iterations (directly or in
-/// nested loops); std::nullopt when \p S is in no hot loop. Top-down: costs a
-/// walk of \p Body.
+/// nested loops or in a lambda defined there); std::nullopt when \p S is in
+/// no hot loop. Top-down: costs a walk of \p Body.
 std::optional<HotLoop> enclosingHotLoop(const Stmt *Body, const Stmt *S,
                                         ASTContext &Ctx);
 
