@@ -134,10 +134,24 @@ static bool isCPU(const Expr *E, ASTContext &Ctx, int Depth = 0) {
   return false;
 }
 
-static bool movesToCPU(const CallExpr *Call, ASTContext &Ctx) {
-  return llvm::any_of(Call->arguments(), [&](const Expr *A) {
-    return !isa<CXXDefaultArgExpr>(A) && isCPU(A, Ctx);
-  });
+/// `to()` toward the CPU that waits: `non_blocking=true` copies to pinned
+/// memory without waiting.
+static bool waitsForCopyToCPU(const CallExpr *Call, const FunctionDecl *FD,
+                              ASTContext &Ctx) {
+  bool ToCPU = false;
+  for (unsigned I = 0; I < Call->getNumArgs(); ++I) {
+    const Expr *A = Call->getArg(I);
+    if (isa<CXXDefaultArgExpr>(A))
+      continue;
+    bool NonBlocking = false;
+    if (I < FD->getNumParams() &&
+        FD->getParamDecl(I)->getName() == "non_blocking" &&
+        !A->isValueDependent() &&
+        A->EvaluateAsBooleanCondition(NonBlocking, Ctx) && NonBlocking)
+      return false;
+    ToCPU = ToCPU || isCPU(A, Ctx);
+  }
+  return ToCPU;
 }
 
 static bool isLibTorchNamespace(StringRef NS) {
@@ -168,8 +182,12 @@ SyncInLoopCheck::classify(const Expr *E, bool ResultUsed,
   const bool TensorMethod = MD && utils::isTensorRecord(MD->getParent());
   const bool InLibTorch =
       isLibTorchNamespace(utils::outermostNamespace(FD));
-  const std::string Shown = TensorMethod ? ("Tensor::" + Name).str()
-                                         : FD->getQualifiedNameAsString();
+  auto Shown = [&] {
+    return "'" +
+           (TensorMethod ? ("Tensor::" + Name).str()
+                         : FD->getQualifiedNameAsString()) +
+           "'";
+  };
 
   unsigned K = (TensorMethod || InLibTorch) ? operationKind(Name) : 0;
   // Methods other than Tensor's: only stream/event synchronize().
@@ -177,17 +195,17 @@ SyncInLoopCheck::classify(const Expr *E, bool ResultUsed,
     K = 0;
   if ((K == SK_Item || K == SK_Cpu || K == SK_To) && !TensorMethod)
     K = 0;
-  if (K == SK_To && !(ResultUsed && movesToCPU(Call, Ctx)))
+  if (K == SK_To && !(ResultUsed && waitsForCopyToCPU(Call, FD, Ctx)))
     K = 0;
   if (K & Enabled)
-    return {"'" + Shown + "'" + (K == SK_To ? " toward the CPU" : ""), K};
+    return {Shown() + (K == SK_To ? " toward the CPU" : ""), K};
 
   for (const std::string &C : Custom) {
     bool Match = StringRef(C).contains("::")
                      ? FD->getQualifiedNameAsString() == C
                      : Name == C && (TensorMethod || (!MD && InLibTorch));
     if (Match)
-      return {"'" + Shown + "'", 0};
+      return {Shown(), 0};
   }
   return {};
 }

@@ -56,6 +56,9 @@ void to_cpu(torch::Tensor x, torch::Device device) {
     auto l = x.to(torch::TensorOptions().dtype(torch::kFloat));
     x.to(torch::kCPU);
     (void)x.to(torch::kCPU);
+    auto m = x.to(torch::kCPU, /*non_blocking=*/true);
+    auto n = x.to(torch::kCPU, torch::kFloat, /*non_blocking=*/false);
+    // CHECK-MESSAGES: :[[@LINE-1]]:16: warning: 'Tensor::to' toward the CPU
   }
 }
 
@@ -109,11 +112,13 @@ void data_dependent(torch::Tensor x, torch::Tensor mask) {
   } while (x.defined());
 }
 
-void synchronize(torch::Tensor x) {
+void synchronize(torch::Tensor x, c10::Stream stream) {
   for (int step = 0; step < 10; ++step) {
     x.backward();
     torch::cuda::synchronize();
     // CHECK-MESSAGES: :[[@LINE-1]]:5: warning: 'torch::cuda::synchronize' makes the host wait for all queued device work on every iteration of this training loop; remove it, or call it only under a timing or logging interval [torch-sync-in-loop]
+    stream.synchronize();
+    // CHECK-MESSAGES: :[[@LINE-1]]:12: warning: 'c10::Stream::synchronize' makes the host wait for all queued device work
   }
 }
 
