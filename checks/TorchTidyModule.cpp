@@ -2,6 +2,7 @@
 #include "DiscardedToCheck.h"
 #include "LossAccumulationCheck.h"
 #include "StaleOptimizerCheck.h"
+#include "SyncInLoopCheck.h"
 #include "UnregisteredMemberCheck.h"
 #include "clang-tidy/ClangTidyModule.h"
 #include "clang-tidy/ClangTidyModuleRegistry.h"
@@ -17,6 +18,7 @@ public:
     Factories.registerCheck<StaleOptimizerCheck>("torch-stale-optimizer");
     Factories.registerCheck<UnregisteredMemberCheck>(
         "torch-unregistered-member");
+    Factories.registerCheck<SyncInLoopCheck>("torch-sync-in-loop");
   }
 };
 

@@ -3,7 +3,7 @@
 
 namespace clang::tidy::torch::utils {
 
-static bool isTensorRecord(const CXXRecordDecl *RD) {
+bool isTensorRecord(const CXXRecordDecl *RD) {
   if (!RD)
     return false;
   std::string Name = RD->getQualifiedNameAsString();
@@ -35,6 +35,27 @@ bool isInPlaceTensorMethod(const CXXMethodDecl *Method) {
   StringRef Name = Method->getName();
   return Name.size() > 1 && Name.ends_with("_") && !Name.starts_with("_") &&
          isTensorRecord(Method->getParent());
+}
+
+bool isOrDerivesFrom(const CXXRecordDecl *RD, StringRef QualifiedName) {
+  if (!RD)
+    return false;
+  if (RD->getQualifiedNameAsString() == QualifiedName)
+    return true;
+  RD = RD->getDefinition();
+  if (!RD)
+    return false;
+  return llvm::any_of(RD->bases(), [&](const CXXBaseSpecifier &B) {
+    return isOrDerivesFrom(B.getType()->getAsCXXRecordDecl(), QualifiedName);
+  });
+}
+
+StringRef outermostNamespace(const Decl *D) {
+  const NamespaceDecl *Outer = nullptr;
+  for (const DeclContext *DC = D->getDeclContext(); DC; DC = DC->getParent())
+    if (const auto *NS = dyn_cast<NamespaceDecl>(DC))
+      Outer = NS;
+  return Outer && Outer->getIdentifier() ? Outer->getName() : StringRef();
 }
 
 } // namespace clang::tidy::torch::utils

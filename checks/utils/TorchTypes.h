@@ -30,6 +30,16 @@ const Expr *receiverOf(const CXXMemberCallExpr *Call);
 /// In-place tensor methods follow the trailing-underscore naming convention.
 bool isInPlaceTensorMethod(const CXXMethodDecl *Method);
 
+/// True if \p RD is at::Tensor or at::TensorBase.
+bool isTensorRecord(const CXXRecordDecl *RD);
+
+/// True if \p RD is, or derives from, the class named \p QualifiedName
+/// ("torch::optim::Optimizer"); for templates, any specialization matches.
+bool isOrDerivesFrom(const CXXRecordDecl *RD, StringRef QualifiedName);
+
+/// The outermost namespace around \p D ("at", "std"), or "" if none.
+StringRef outermostNamespace(const Decl *D);
+
 } // namespace clang::tidy::torch::utils
 
 #endif

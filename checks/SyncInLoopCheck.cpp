@@ -1,0 +1,340 @@
+//===- SyncInLoopCheck.cpp - torch-sync-in-loop --------------------------===//
+#include "SyncInLoopCheck.h"
+#include "utils/CheckOptions.h"
+#include "utils/TorchTypes.h"
+#include "clang/AST/ASTContext.h"
+#include "clang/AST/StmtCXX.h"
+#include "clang/ASTMatchers/ASTMatchFinder.h"
+#include "llvm/ADT/SmallPtrSet.h"
+#include "llvm/ADT/StringSwitch.h"
+
+using namespace clang::ast_matchers;
+
+namespace clang::tidy::torch {
+
+static constexpr llvm::StringLiteral DefaultSyncFunctions =
+    "item;cpu;to;operator<<;equal;allclose;is_nonzero;nonzero;masked_select;"
+    "unique;synchronize";
+
+static unsigned builtinKind(StringRef Name) {
+  using C = SyncInLoopCheck;
+  return llvm::StringSwitch<unsigned>(Name)
+      .Case("item", C::SK_Item)
+      .Case("cpu", C::SK_Cpu)
+      .Case("to", C::SK_To)
+      .Case("operator<<", C::SK_Stream)
+      .Case("equal", C::SK_Equal)
+      .Case("allclose", C::SK_Allclose)
+      .Case("is_nonzero", C::SK_IsNonzero)
+      .Case("nonzero", C::SK_Nonzero)
+      .Case("masked_select", C::SK_MaskedSelect)
+      .Case("unique", C::SK_Unique)
+      .Case("synchronize", C::SK_Synchronize)
+      .Default(0);
+}
+
+/// The built-in kind of a LibTorch operation name (a Tensor method or an
+/// at:: function). Data-dependent ops include their _out/_outf forms.
+static unsigned operationKind(StringRef Name) {
+  using C = SyncInLoopCheck;
+  if (unsigned K = llvm::StringSwitch<unsigned>(Name)
+                       .Case("item", C::SK_Item)
+                       .Case("cpu", C::SK_Cpu)
+                       .Case("to", C::SK_To)
+                       .Case("equal", C::SK_Equal)
+                       .Case("allclose", C::SK_Allclose)
+                       .Case("is_nonzero", C::SK_IsNonzero)
+                       .Cases({"synchronize", "device_synchronize"},
+                              C::SK_Synchronize)
+                       .Default(0))
+    return K;
+  Name.consume_back("_outf") || Name.consume_back("_out");
+  return llvm::StringSwitch<unsigned>(Name)
+      .Cases({"nonzero", "nonzero_numpy", "argwhere"}, C::SK_Nonzero)
+      .Case("masked_select", C::SK_MaskedSelect)
+      .Cases({"_unique", "_unique2", "unique_dim", "unique_consecutive",
+              "unique_dim_consecutive"},
+             C::SK_Unique)
+      .Default(0);
+}
+
+SyncInLoopCheck::SyncInLoopCheck(StringRef Name, ClangTidyContext *Context)
+    : ClangTidyCheck(Name, Context),
+      SyncFunctions(utils::getListOption(*this, Options, "SyncFunctions",
+                                         DefaultSyncFunctions)),
+      AllowInPeriodicGuard(
+          utils::getBoolOption(*this, Options, "AllowInPeriodicGuard", true)) {
+  for (const std::string &F : SyncFunctions) {
+    if (unsigned K = builtinKind(F))
+      Enabled |= K;
+    else
+      Custom.push_back(StringRef(F).ltrim(':').str());
+  }
+}
+
+void SyncInLoopCheck::storeOptions(ClangTidyOptions::OptionMap &Opts) {
+  Options.store(Opts, "SyncFunctions", utils::joinList(SyncFunctions));
+  Options.store(Opts, "AllowInPeriodicGuard", AllowInPeriodicGuard);
+}
+
+void SyncInLoopCheck::registerMatchers(MatchFinder *Finder) {
+  // Loops top-down; check() reads the bodies of the hot ones. One matcher
+  // per node kind, so the finder only tries loop statements.
+  Finder->addMatcher(forStmt().bind("loop"), this);
+  Finder->addMatcher(cxxForRangeStmt().bind("loop"), this);
+  Finder->addMatcher(whileStmt().bind("loop"), this);
+  Finder->addMatcher(doStmt().bind("loop"), this);
+}
+
+/// True if \p E denotes the CPU: torch::kCPU, Device(kCPU), Device("cpu"),
+/// TensorOptions on the CPU (TensorOptions().device(kCPU), torch::device(..)).
+static bool isCPU(const Expr *E, ASTContext &Ctx, int Depth = 0) {
+  if (!E || Depth > 8)
+    return false;
+  E = utils::stripImplicit(E);
+  auto Recurse = [&](const Expr *Sub) { return isCPU(Sub, Ctx, Depth + 1); };
+  if (const auto *ET = E->getType()->getAs<EnumType>()) {
+    const EnumDecl *ED = ET->getDecl();
+    Expr::EvalResult R;
+    if (ED->getQualifiedNameAsString() != "c10::DeviceType" ||
+        E->isValueDependent() || !E->EvaluateAsInt(R, Ctx))
+      return false;
+    return llvm::any_of(ED->enumerators(), [&](const EnumConstantDecl *C) {
+      return C->getName() == "CPU" &&
+             llvm::APSInt::isSameValue(C->getInitVal(), R.Val.getInt());
+    });
+  }
+  if (const auto *SL = dyn_cast<StringLiteral>(E))
+    return SL->getCharByteWidth() == 1 &&
+           (SL->getString() == "cpu" || SL->getString().starts_with("cpu:"));
+  if (const auto *CE = dyn_cast<CXXConstructExpr>(E))
+    return CE->getNumArgs() > 0 && !isa<CXXDefaultArgExpr>(CE->getArg(0)) &&
+           Recurse(CE->getArg(0));
+  if (const auto *FC = dyn_cast<CXXFunctionalCastExpr>(E))
+    return Recurse(FC->getSubExpr());
+  if (const auto *MC = dyn_cast<CXXMemberCallExpr>(E)) {
+    const CXXMethodDecl *MD = MC->getMethodDecl();
+    if (!MD || MD->getParent()->getQualifiedNameAsString() !=
+                   "c10::TensorOptions")
+      return false;
+    if (MD->getDeclName().isIdentifier() && MD->getName() == "device")
+      return MC->getNumArgs() > 0 && Recurse(MC->getArg(0));
+    return Recurse(MC->getImplicitObjectArgument());
+  }
+  if (const auto *Call = dyn_cast<CallExpr>(E)) {
+    const FunctionDecl *FD = Call->getDirectCallee();
+    return FD && FD->getDeclName().isIdentifier() &&
+           FD->getName() == "device" && Call->getNumArgs() > 0 &&
+           utils::outermostNamespace(FD) != "std" && Recurse(Call->getArg(0));
+  }
+  if (const auto *DRE = dyn_cast<DeclRefExpr>(E))
+    if (const auto *VD = dyn_cast<VarDecl>(DRE->getDecl()))
+      return VD->getType().isConstQualified() && VD->getInit() &&
+             Recurse(VD->getInit());
+  return false;
+}
+
+/// `to()` toward the CPU that waits: `non_blocking=true` copies to pinned
+/// memory without waiting.
+static bool waitsForCopyToCPU(const CallExpr *Call, const FunctionDecl *FD,
+                              ASTContext &Ctx) {
+  bool ToCPU = false;
+  for (unsigned I = 0; I < Call->getNumArgs(); ++I) {
+    const Expr *A = Call->getArg(I);
+    if (isa<CXXDefaultArgExpr>(A))
+      continue;
+    bool NonBlocking = false;
+    if (I < FD->getNumParams() &&
+        FD->getParamDecl(I)->getName() == "non_blocking" &&
+        !A->isValueDependent() &&
+        A->EvaluateAsBooleanCondition(NonBlocking, Ctx) && NonBlocking)
+      return false;
+    ToCPU = ToCPU || isCPU(A, Ctx);
+  }
+  return ToCPU;
+}
+
+static bool isLibTorchNamespace(StringRef NS) {
+  return NS == "at" || NS == "torch" || NS == "c10";
+}
+
+std::pair<std::string, unsigned>
+SyncInLoopCheck::classify(const Expr *E, bool ResultUsed,
+                          ASTContext &Ctx) const {
+  const auto *Call = dyn_cast<CallExpr>(E);
+  const FunctionDecl *FD = Call ? Call->getDirectCallee() : nullptr;
+  if (!FD)
+    return {};
+  if (FD->getOverloadedOperator() == OO_LessLess) {
+    bool PrintsTensor =
+        !isa<CXXMethodDecl>(FD) &&
+        llvm::any_of(FD->parameters(), [](const ParmVarDecl *P) {
+          return utils::isTensorType(P->getType());
+        });
+    if ((Enabled & SK_Stream) && PrintsTensor)
+      return {"printing a tensor with 'operator<<'", SK_Stream};
+    return {};
+  }
+  if (!FD->getDeclName().isIdentifier())
+    return {};
+  StringRef Name = FD->getName();
+  const auto *MD = dyn_cast<CXXMethodDecl>(FD);
+  const bool TensorMethod = MD && utils::isTensorRecord(MD->getParent());
+  const bool InLibTorch =
+      isLibTorchNamespace(utils::outermostNamespace(FD));
+  auto Shown = [&] {
+    return "'" +
+           (TensorMethod ? ("Tensor::" + Name).str()
+                         : FD->getQualifiedNameAsString()) +
+           "'";
+  };
+
+  unsigned K = (TensorMethod || InLibTorch) ? operationKind(Name) : 0;
+  // Methods other than Tensor's: only stream/event synchronize().
+  if (MD && !TensorMethod && K != SK_Synchronize)
+    K = 0;
+  if ((K == SK_Item || K == SK_Cpu || K == SK_To) && !TensorMethod)
+    K = 0;
+  if (K == SK_To && !(ResultUsed && waitsForCopyToCPU(Call, FD, Ctx)))
+    K = 0;
+  if (K & Enabled)
+    return {Shown() + (K == SK_To ? " toward the CPU" : ""), K};
+
+  for (const std::string &C : Custom) {
+    bool Match = StringRef(C).contains("::")
+                     ? FD->getQualifiedNameAsString() == C
+                     : Name == C && (TensorMethod || (!MD && InLibTorch));
+    if (Match)
+      return {Shown(), 0};
+  }
+  return {};
+}
+
+/// True for `if (step % interval == 0)` and other conditions using '%'.
+static bool usesModulo(const Stmt *S) {
+  if (!S || isa<LambdaExpr>(S))
+    return false;
+  if (const auto *BO = dyn_cast<BinaryOperator>(S))
+    if (BO->getOpcode() == BO_Rem)
+      return true;
+  if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(S))
+    if (Op->getOperator() == OO_Percent)
+      return true;
+  return llvm::any_of(S->children(), usesModulo);
+}
+
+/// Reads the statements that run on each iteration of one hot loop, down
+/// into lambdas (a closure defined in a training loop runs there) and into
+/// nested loops that are not hot by themselves (the others report their own
+/// calls, with their own marker).
+struct SyncInLoopCheck::Walk {
+  SyncInLoopCheck &Check;
+  const utils::HotMarker &Marker;
+  ASTContext &Ctx;
+  /// Calls whose value is thrown away (`x.to(torch::kCPU);`).
+  llvm::SmallPtrSet<const Expr *, 8> Discarded;
+
+  void statementPosition(const Stmt *S) {
+    const auto *E = dyn_cast_or_null<Expr>(S);
+    if (!E)
+      return;
+    E = utils::stripImplicit(E);
+    if (const auto *Cast = dyn_cast<ExplicitCastExpr>(E))
+      if (Cast->getType()->isVoidType())
+        E = utils::stripImplicit(Cast->getSubExpr());
+    Discarded.insert(E);
+  }
+
+  void markLoopPositions(const Stmt *Loop) {
+    if (const auto *F = dyn_cast<ForStmt>(Loop))
+      statementPosition(F->getInc());
+    for (const Stmt *Part : utils::iterationParts(Loop))
+      statementPosition(Part);
+  }
+
+  void visitChildren(const Stmt *S) {
+    for (const Stmt *Child : S->children())
+      visit(Child);
+  }
+
+  void visit(const Stmt *S) {
+    if (!S)
+      return;
+    if (utils::isLoop(S)) {
+      markLoopPositions(S);
+      if (!utils::findHotMarker(S, Ctx))
+        return visitChildren(S);
+      // Hot by itself: only the parts that run once per outer iteration.
+      auto Parts = utils::iterationParts(S);
+      for (const Stmt *Child : S->children())
+        if (!llvm::is_contained(Parts, Child))
+          visit(Child);
+      return;
+    }
+    if (const auto *If = dyn_cast<IfStmt>(S)) {
+      statementPosition(If->getThen());
+      statementPosition(If->getElse());
+      if (Check.AllowInPeriodicGuard && usesModulo(If->getCond())) {
+        visit(If->getInit());
+        visit(If->getConditionVariableDeclStmt());
+        visit(If->getCond());
+        visit(If->getElse());
+        return;
+      }
+      return visitChildren(S);
+    }
+    if (const auto *CS = dyn_cast<CompoundStmt>(S)) {
+      for (const Stmt *Child : CS->body())
+        statementPosition(Child);
+    } else if (const auto *SC = dyn_cast<SwitchCase>(S)) {
+      statementPosition(SC->getSubStmt());
+    } else if (const auto *L = dyn_cast<LabelStmt>(S)) {
+      statementPosition(L->getSubStmt());
+    } else if (const auto *E = dyn_cast<Expr>(S)) {
+      auto [Subject, Kind] =
+          Check.classify(E, !Discarded.contains(utils::stripImplicit(E)), Ctx);
+      if (!Subject.empty())
+        Check.report(E, Subject, Kind, Marker, Ctx.getSourceManager());
+    }
+    visitChildren(S);
+  }
+};
+
+void SyncInLoopCheck::report(const Expr *Call, StringRef Subject,
+                             unsigned Kind, const utils::HotMarker &Marker,
+                             const SourceManager &SM) {
+  SourceLocation Loc = SM.getFileLoc(Call->getExprLoc());
+  if (!Reported.insert(Loc).second)
+    return;
+  StringRef Message;
+  if (Kind == SK_Synchronize)
+    Message = "%0 makes the host wait for all queued device work on every "
+              "iteration of this %1 loop; remove it, or call it only under a "
+              "timing or logging interval";
+  else if (Kind == SK_Nonzero || Kind == SK_MaskedSelect || Kind == SK_Unique)
+    Message = "%0 makes the host wait for the device on every iteration of "
+              "this %1 loop, because its output size depends on the data; "
+              "use a fixed-size form (a mask with torch::where or a "
+              "multiplication) or move it out of the loop";
+  else
+    Message = "%0 makes the host wait for the device on every iteration of "
+              "this %1 loop; accumulate on the device and read the value "
+              "once after the loop, or read it under a logging interval";
+  diag(Loc, Message) << Subject << Marker.loopKind();
+  diag(SM.getFileLoc(Marker.E->getExprLoc()), Marker.describe(),
+       DiagnosticIDs::Note);
+}
+
+void SyncInLoopCheck::check(const MatchFinder::MatchResult &Result) {
+  const auto *Loop = Result.Nodes.getNodeAs<Stmt>("loop");
+  ASTContext &Ctx = *Result.Context;
+  utils::HotMarker Marker = utils::findHotMarker(Loop, Ctx);
+  if (!Marker)
+    return;
+  Walk W{*this, Marker, Ctx, {}};
+  W.markLoopPositions(Loop);
+  for (const Stmt *Part : utils::iterationParts(Loop))
+    W.visit(Part);
+}
+
+} // namespace clang::tidy::torch

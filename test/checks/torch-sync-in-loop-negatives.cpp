@@ -1,0 +1,97 @@
+// RUN: %check_torch_tidy %s torch-sync-in-loop %t -- %torch_flags
+// RUN: %check_torch_tidy --via plugin --no-compile %s torch-sync-in-loop %t.plugin -- %torch_flags
+
+// Nothing here is a wait on every training or inference step.
+#include <torch/torch.h>
+#include <algorithm>
+#include <vector>
+
+struct NetImpl : torch::nn::Module {
+  NetImpl() : fc(register_module("fc", torch::nn::Linear(4, 2))) {}
+  torch::Tensor forward(torch::Tensor x) { return fc(x); }
+  torch::nn::Linear fc;
+};
+TORCH_MODULE(Net);
+
+void after_training(Net &net, torch::optim::SGD &opt, torch::Tensor x,
+                    torch::Tensor y) {
+  torch::Tensor total = torch::zeros({});
+  torch::Tensor hits = torch::zeros({}, torch::kLong);
+  for (int step = 0; step < 100; ++step) {
+    opt.zero_grad();
+    auto out = net->forward(x);
+    auto loss = torch::mse_loss(out, y);
+    loss.backward();
+    opt.step();
+    total += loss.detach();                // device-side accumulation
+    hits += out.argmax(1).eq(y.argmax(1)).sum();
+    auto host = x.to(torch::kCUDA);        // not toward the CPU
+    x.to(torch::kCPU);                     // result unused
+    std::cout << out.sizes() << "\n";      // metadata, no tensor data
+    if (step % 50 == 0)
+      std::cout << "loss " << loss.item<float>() << "\n";
+  }
+  // After the loop: once.
+  std::cout << total.item<float>() / 100 << " " << hits.item<int64_t>() << "\n";
+  // A loop that runs no step: printing a few weights after training.
+  for (const auto &p : net->parameters())
+    std::cout << p << " " << p.norm().item<float>() << "\n";
+}
+
+// Once per epoch: the step runs in the inner loop only.
+void epochs(Net &net, torch::optim::SGD &opt, std::vector<torch::Tensor> &xs) {
+  for (int epoch = 0; epoch < 10; ++epoch) {
+    torch::Tensor epoch_loss = torch::zeros({});
+    for (const auto &x : xs) {
+      auto loss = net->forward(x).sum();
+      loss.backward();
+      opt.step();
+      epoch_loss += loss.detach();
+    }
+    std::cout << "epoch " << epoch << ": " << epoch_loss.item<float>() << "\n";
+  }
+}
+
+// Loop set-up runs once: for-init and the range of a range-for.
+void setup(torch::Tensor loss, torch::Tensor x) {
+  for (float l = loss.item<float>(); l > 0; l -= 1) {
+    loss.backward();
+  }
+  for (const auto &row : x.cpu().unbind()) {
+    row.backward();
+  }
+}
+
+// Functions of other libraries or classes with torch-like names.
+struct Queue {
+  int item() const { return 0; }
+  void synchronize() {}
+  void backward() {}
+  void step() {}
+};
+
+void lookalikes(Queue &q, std::vector<int> &a, std::vector<int> &b,
+                torch::Tensor loss) {
+  for (int i = 0; i < 10; ++i) {
+    loss.backward();
+    bool same = std::equal(a.begin(), a.end(), b.begin());
+    q.synchronize();
+    int v = q.item();
+    (void)same;
+    (void)v;
+  }
+  for (int i = 0; i < 10; ++i) {
+    q.backward();
+    q.step();
+    std::cout << loss.item<float>();
+  }
+}
+
+// A backward pass in a lambda that the loop does not run.
+void lambdas(torch::Tensor loss) {
+  for (int i = 0; i < 3; ++i) {
+    auto later = [&] { loss.backward(); };
+    std::cout << loss.item<float>();
+    (void)later;
+  }
+}

@@ -1,0 +1,136 @@
+// RUN: %check_torch_tidy %s torch-sync-in-loop %t -- %torch_flags
+// RUN: %check_torch_tidy --via plugin --no-compile %s torch-sync-in-loop %t.plugin -- %torch_flags
+
+// Every synchronizing operation of the default SyncFunctions, in a loop made
+// hot by a backward pass.
+#include <torch/torch.h>
+
+void reads(torch::Tensor x, torch::Tensor y) {
+  for (int step = 0; step < 100; ++step) {
+    auto loss = (x * y).sum();
+    loss.backward();
+    float a = loss.item<float>();
+    // CHECK-MESSAGES: :[[@LINE-1]]:20: warning: 'Tensor::item' makes the host wait for the device on every iteration of this training loop; accumulate on the device and read the value once after the loop, or read it under a logging interval [torch-sync-in-loop]
+    // CHECK-MESSAGES: :[[@LINE-3]]:10: note: this loop runs a training step: 'backward' is called here
+    torch::Scalar s = loss.item();
+    // CHECK-MESSAGES: :[[@LINE-1]]:28: warning: 'Tensor::item' makes the host wait
+    auto c = loss.cpu();
+    // CHECK-MESSAGES: :[[@LINE-1]]:19: warning: 'Tensor::cpu' makes the host wait
+    loss.cpu();
+    // CHECK-MESSAGES: :[[@LINE-1]]:10: warning: 'Tensor::cpu' makes the host wait
+    std::cout << loss << "\n";
+    // CHECK-MESSAGES: :[[@LINE-1]]:15: warning: printing a tensor with 'operator<<' makes the host wait for the device on every iteration of this training loop
+    std::cout << "loss " << loss.item<double>() << "\n";
+    // CHECK-MESSAGES: :[[@LINE-1]]:34: warning: 'Tensor::item' makes the host
+    (void)a;
+    (void)s;
+    (void)c;
+  }
+}
+
+void to_cpu(torch::Tensor x, torch::Device device) {
+  const torch::Device cpu(torch::kCPU);
+  for (int step = 0; step < 100; ++step) {
+    x.backward();
+    auto a = x.to(torch::kCPU);
+    // CHECK-MESSAGES: :[[@LINE-1]]:16: warning: 'Tensor::to' toward the CPU makes the host wait for the device on every iteration of this training loop
+    auto b = x.to(torch::Device(torch::kCPU));
+    // CHECK-MESSAGES: :[[@LINE-1]]:16: warning: 'Tensor::to' toward the CPU
+    auto c = x.to(torch::TensorOptions().dtype(torch::kFloat).device(torch::kCPU));
+    // CHECK-MESSAGES: :[[@LINE-1]]:16: warning: 'Tensor::to' toward the CPU
+    auto d = x.to(torch::device(torch::kCPU).dtype(torch::kHalf));
+    // CHECK-MESSAGES: :[[@LINE-1]]:16: warning: 'Tensor::to' toward the CPU
+    auto e = x.to(torch::Device("cpu"));
+    // CHECK-MESSAGES: :[[@LINE-1]]:16: warning: 'Tensor::to' toward the CPU
+    auto f = x.to(torch::kCPU, torch::kFloat);
+    // CHECK-MESSAGES: :[[@LINE-1]]:16: warning: 'Tensor::to' toward the CPU
+    auto g = x.to(cpu);
+    // CHECK-MESSAGES: :[[@LINE-1]]:16: warning: 'Tensor::to' toward the CPU
+    float h = x.to(at::kCPU).sum().item<float>();
+    // CHECK-MESSAGES: :[[@LINE-1]]:17: warning: 'Tensor::to' toward the CPU
+    // CHECK-MESSAGES: :[[@LINE-2]]:36: warning: 'Tensor::item' makes
+    // Not toward the CPU, or the result is not used: not flagged here.
+    auto i = x.to(torch::kCUDA);
+    auto j = x.to(device);
+    auto k = x.to(torch::kFloat);
+    auto l = x.to(torch::TensorOptions().dtype(torch::kFloat));
+    x.to(torch::kCPU);
+    (void)x.to(torch::kCPU);
+    auto m = x.to(torch::kCPU, /*non_blocking=*/true);
+    auto n = x.to(torch::kCPU, torch::kFloat, /*non_blocking=*/false);
+    // CHECK-MESSAGES: :[[@LINE-1]]:16: warning: 'Tensor::to' toward the CPU
+  }
+}
+
+void comparisons(torch::Tensor x, torch::Tensor y) {
+  while (true) {
+    x.backward();
+    bool a = x.equal(y);
+    // CHECK-MESSAGES: :[[@LINE-1]]:16: warning: 'Tensor::equal' makes the host wait for the device on every iteration of this training loop; accumulate
+    bool b = torch::equal(x, y);
+    // CHECK-MESSAGES: :[[@LINE-1]]:14: warning: 'at::equal' makes the host wait
+    bool c = x.allclose(y);
+    // CHECK-MESSAGES: :[[@LINE-1]]:16: warning: 'Tensor::allclose' makes the host wait
+    bool d = torch::allclose(x, y, 1e-3);
+    // CHECK-MESSAGES: :[[@LINE-1]]:14: warning: 'at::allclose' makes the host wait
+    bool e = x.is_nonzero();
+    // CHECK-MESSAGES: :[[@LINE-1]]:16: warning: 'Tensor::is_nonzero' makes the host wait
+    if (at::is_nonzero(x.sum()))
+      // CHECK-MESSAGES: :[[@LINE-1]]:9: warning: 'at::is_nonzero' makes the host wait
+      break;
+    (void)a, (void)b, (void)c, (void)d, (void)e;
+  }
+}
+
+void data_dependent(torch::Tensor x, torch::Tensor mask) {
+  do {
+    x.backward();
+    auto a = x.nonzero();
+    // CHECK-MESSAGES: :[[@LINE-1]]:16: warning: 'Tensor::nonzero' makes the host wait for the device on every iteration of this training loop, because its output size depends on the data; use a fixed-size form (a mask with torch::where or a multiplication) or move it out of the loop [torch-sync-in-loop]
+    auto b = torch::nonzero(x);
+    // CHECK-MESSAGES: :[[@LINE-1]]:14: warning: 'at::nonzero' makes the host wait {{.*}} because its output size depends on the data
+    auto c = x.masked_select(mask);
+    // CHECK-MESSAGES: :[[@LINE-1]]:16: warning: 'Tensor::masked_select' makes the host wait {{.*}} because its output size
+    auto d = torch::masked_select(x, mask);
+    // CHECK-MESSAGES: :[[@LINE-1]]:14: warning: 'at::masked_select' makes the host wait {{.*}} because its output size
+    auto e = torch::_unique(x);
+    // CHECK-MESSAGES: :[[@LINE-1]]:14: warning: 'at::_unique' makes the host wait {{.*}} because its output size
+    auto f = at::_unique2(x, /*sorted=*/true, /*return_inverse=*/true);
+    // CHECK-MESSAGES: :[[@LINE-1]]:14: warning: 'at::_unique2' makes the host wait {{.*}} because its output size
+    auto g = torch::unique_dim(x, 0);
+    // CHECK-MESSAGES: :[[@LINE-1]]:14: warning: 'at::unique_dim' makes the host wait {{.*}} because its output size
+    auto h = torch::unique_consecutive(x);
+    // CHECK-MESSAGES: :[[@LINE-1]]:14: warning: 'at::unique_consecutive' makes the host wait {{.*}} because its output size
+    auto i = torch::unique_dim_consecutive(x, 0);
+    // CHECK-MESSAGES: :[[@LINE-1]]:14: warning: 'at::unique_dim_consecutive' makes the host wait {{.*}} because its output size
+    torch::Tensor out = torch::empty({0}, torch::kLong);
+    torch::nonzero_out(out, x);
+    // CHECK-MESSAGES: :[[@LINE-1]]:5: warning: 'at::nonzero_out' makes the host wait {{.*}} because its output size
+    // Fixed-size replacements do not synchronize.
+    auto j = torch::where(mask, x, torch::zeros_like(x));
+    auto k = x * mask;
+  } while (x.defined());
+}
+
+void synchronize(torch::Tensor x, c10::Stream stream) {
+  for (int step = 0; step < 10; ++step) {
+    x.backward();
+    torch::cuda::synchronize();
+    // CHECK-MESSAGES: :[[@LINE-1]]:5: warning: 'torch::cuda::synchronize' makes the host wait for all queued device work on every iteration of this training loop; remove it, or call it only under a timing or logging interval [torch-sync-in-loop]
+    stream.synchronize();
+    // CHECK-MESSAGES: :[[@LINE-1]]:12: warning: 'c10::Stream::synchronize' makes the host wait for all queued device work
+  }
+}
+
+// Each call of a chain is a separate wait; calls in the loop condition run
+// on every iteration too.
+void chains(torch::Tensor loss) {
+  while (loss.item<float>() > 0.01f) {
+    // CHECK-MESSAGES: :[[@LINE-1]]:15: warning: 'Tensor::item' makes the host wait
+    loss.backward();
+    double v = loss.cpu().item<double>();
+    // CHECK-MESSAGES: :[[@LINE-1]]:21: warning: 'Tensor::cpu' makes
+    // CHECK-MESSAGES: :[[@LINE-2]]:27: warning: 'Tensor::item' makes
+    (void)v;
+  }
+}
