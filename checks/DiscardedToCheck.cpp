@@ -1,5 +1,6 @@
 //===- DiscardedToCheck.cpp - torch-discarded-to -------------------------===//
 #include "DiscardedToCheck.h"
+#include "utils/ASTWalk.h"
 #include "utils/CheckOptions.h"
 #include "utils/TorchTypes.h"
 #include "clang/AST/ASTContext.h"
@@ -56,23 +57,6 @@ void DiscardedToCheck::registerMatchers(MatchFinder *Finder) {
                    hasBody(eachOf(Statement, forEachDescendant(Statement))))
           .bind("fn"),
       this);
-}
-
-/// True for code that belongs to a template: a fix there would be applied
-/// to every instantiation's shared source.
-static bool isTemplateCode(const FunctionDecl *FD) {
-  if (!FD)
-    return false;
-  if (FD->isDependentContext())
-    return true;
-  for (const DeclContext *DC = FD; DC; DC = DC->getParent()) {
-    if (const auto *F = dyn_cast<FunctionDecl>(DC))
-      if (F->isTemplateInstantiation())
-        return true;
-    if (isa<ClassTemplateSpecializationDecl>(DC))
-      return true;
-  }
-  return false;
 }
 
 /// What the caller still has after the call is thrown away.
@@ -215,7 +199,7 @@ void DiscardedToCheck::check(const MatchFinder::MatchResult &Result) {
     return;
   }
 
-  const bool Template = isTemplateCode(Fn);
+  const bool Template = utils::isTemplateCode(Fn);
   const bool Fixable = !Suggestion.empty() && !InMacro && !Template &&
                        !Result.Nodes.getNodeAs<Expr>("voidcast");
   if (Suggestion.empty()) {

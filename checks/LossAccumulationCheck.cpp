@@ -1,5 +1,6 @@
 //===- LossAccumulationCheck.cpp - torch-loss-accumulation ---------------===//
 #include "LossAccumulationCheck.h"
+#include "utils/ASTWalk.h"
 #include "utils/AutogradHistory.h"
 #include "utils/CheckOptions.h"
 #include "utils/TorchTypes.h"
@@ -90,7 +91,7 @@ static const ValueDecl *targetDecl(const Expr *E) {
 }
 
 static bool refersTo(const Expr *E, const ValueDecl *D) {
-  E = utils::stripCopies(E);
+  E = utils::stripCopiesAndMoves(E);
   if (const auto *DRE = dyn_cast<DeclRefExpr>(E))
     return DRE->getDecl() == D;
   if (const auto *ME = dyn_cast<MemberExpr>(E))
@@ -235,19 +236,6 @@ static bool isPerIteration(const ValueDecl *D, const Stmt *Loop,
                                        L);
 }
 
-/// True for code that belongs to a template (shared source of instances).
-static bool isTemplateCode(const FunctionDecl *FD) {
-  if (FD->isDependentContext())
-    return true;
-  for (const DeclContext *DC = FD; DC; DC = DC->getParent()) {
-    if (const auto *F = dyn_cast<FunctionDecl>(DC))
-      if (F->isTemplateInstantiation())
-        return true;
-    if (isa<ClassTemplateSpecializationDecl>(DC))
-      return true;
-  }
-  return false;
-}
 
 /// Tensor-typed, history-bearing leaves of a stored value: `loss` in
 /// `push_back(loss)`, `emplace_back(name, loss)` or `insert({k, loss})`.
@@ -272,7 +260,7 @@ static void detachPoints(const Expr *E, utils::AutogradHistory &H,
 }
 
 static bool needsParens(const Expr *E) {
-  E = utils::stripCopies(E);
+  E = utils::stripCopiesAndMoves(E);
   if (isa<DeclRefExpr, MemberExpr, ParenExpr, ArraySubscriptExpr,
           CXXMemberCallExpr>(E))
     return false;
@@ -357,7 +345,7 @@ void LossAccumulationCheck::check(const MatchFinder::MatchResult &Result) {
     if (TargetText.empty() || TargetText.size() > 40)
       TargetText = C.TargetDecl->getName();
 
-    const bool Template = isTemplateCode(Fn);
+    const bool Template = utils::isTemplateCode(Fn);
     const bool Fixable = !InMacro && !Template && !Points.empty();
     {
       auto D = diag(Loc, C.Kind == StoreKind::Container

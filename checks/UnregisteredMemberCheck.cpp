@@ -1,5 +1,6 @@
 //===- UnregisteredMemberCheck.cpp - torch-unregistered-member -----------===//
 #include "UnregisteredMemberCheck.h"
+#include "utils/ASTWalk.h"
 #include "utils/OptimizerFlow.h"
 #include "utils/TorchModules.h"
 #include "utils/TorchTypes.h"
@@ -39,18 +40,6 @@ void UnregisteredMemberCheck::check(const MatchFinder::MatchResult &Result) {
     checkReassignments(Fn, Result);
 }
 
-static bool isTemplateCode(const DeclContext *DC) {
-  if (DC->isDependentContext())
-    return true;
-  for (; DC; DC = DC->getParent()) {
-    if (const auto *F = dyn_cast<FunctionDecl>(DC))
-      if (F->isTemplateInstantiation())
-        return true;
-    if (isa<ClassTemplateSpecializationDecl>(DC))
-      return true;
-  }
-  return false;
-}
 
 /// `nullptr`, `{nullptr}`, `()` or an empty tensor: nothing to register.
 static bool isNullValue(const Expr *E) {
@@ -178,7 +167,7 @@ void UnregisteredMemberCheck::checkClass(const CXXRecordDecl *RD,
                                          const MatchFinder::MatchResult &Result) {
   const SourceManager &SM = *Result.SourceManager;
   const LangOptions &LO = Result.Context->getLangOpts();
-  if (isTemplateCode(RD) || SM.isInSystemHeader(RD->getLocation()))
+  if (utils::isTemplateCode(RD) || SM.isInSystemHeader(RD->getLocation()))
     return;
   utils::ModuleRegistrations Regs = utils::analyzeRegistrations(RD, SM);
   if (!Regs.Complete)
@@ -262,7 +251,7 @@ void UnregisteredMemberCheck::checkReassignments(
     const FunctionDecl *Fn, const MatchFinder::MatchResult &Result) {
   const SourceManager &SM = *Result.SourceManager;
   const LangOptions &LO = Result.Context->getLangOpts();
-  if (isTemplateCode(Fn))
+  if (utils::isTemplateCode(Fn))
     return;
   const auto *Method = dyn_cast<CXXMethodDecl>(Fn);
 

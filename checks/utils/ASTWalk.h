@@ -1,22 +1,19 @@
-//===- ASTWalk.h - walking outward from a matched node -------------------===//
+//===- ASTWalk.h - where a matched node sits -----------------------------===//
 // Matchers with hasParent/hasAncestor build the parent map of the whole
-// translation unit up front. Checks instead match narrowly and walk outward
-// here, so the map is built only for translation units with a candidate.
+// translation unit up front. Checks instead bind the enclosing function or
+// loop top-down and ask questions of it here.
 #ifndef TORCH_TIDY_UTILS_ASTWALK_H
 #define TORCH_TIDY_UTILS_ASTWALK_H
 
-#include "clang/AST/ASTContext.h"
-#include "clang/AST/Decl.h"
-#include "clang/AST/Stmt.h"
+#include "clang/AST/DeclBase.h"
 
 namespace clang::tidy::torch::utils {
 
-/// The function, method or lambda body that contains \p S, or null.
-const FunctionDecl *enclosingFunction(ASTContext &Ctx, const Stmt *S);
-
-/// True when \p S belongs to a template instantiation (a function template
-/// specialization, or a member of a class template specialization).
-bool isInTemplateInstantiation(ASTContext &Ctx, const Stmt *S);
+/// True for code that belongs to a template: a dependent context, a
+/// function template instantiation, or a member of a class template
+/// specialization. A fix-it there would edit the source every instance
+/// shares, so checks report once and offer a note instead.
+bool isTemplateCode(const DeclContext *DC);
 
 } // namespace clang::tidy::torch::utils
 

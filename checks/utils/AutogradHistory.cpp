@@ -1,4 +1,5 @@
 #include "AutogradHistory.h"
+#include "TorchModules.h"
 #include "TorchTypes.h"
 #include "clang/AST/DeclCXX.h"
 #include "clang/AST/DeclTemplate.h"
@@ -23,18 +24,6 @@ static bool isTorchFunction(const FunctionDecl *FD) {
   return NS == "at" || NS == "torch" || NS == "c10";
 }
 
-bool isModuleClass(const CXXRecordDecl *RD) {
-  if (!RD || !(RD = RD->getDefinition()))
-    return false;
-  std::string Name = RD->getQualifiedNameAsString();
-  if (Name == "torch::nn::Module" || Name == "torch::nn::ModuleHolder" ||
-      Name == "torch::nn::AnyModule" || Name == "torch::jit::Module")
-    return true;
-  for (const CXXBaseSpecifier &B : RD->bases())
-    if (isModuleClass(B.getType()->getAsCXXRecordDecl()))
-      return true;
-  return false;
-}
 
 static bool isTensorLike(QualType T, unsigned Depth) {
   if (T.isNull() || Depth > 4)
@@ -100,7 +89,7 @@ static bool isModuleCall(const Expr *E) {
       return false;
     M = dyn_cast_or_null<CXXMethodDecl>(OC->getDirectCallee());
   }
-  return M && isModuleClass(M->getParent());
+  return M && isForwardableModuleClass(M->getParent());
 }
 
 static bool isStdCall(const CallExpr *C, StringRef Name) {
@@ -109,7 +98,7 @@ static bool isStdCall(const CallExpr *C, StringRef Name) {
          FD->isInStdNamespace();
 }
 
-const Expr *stripCopies(const Expr *E) {
+const Expr *stripCopiesAndMoves(const Expr *E) {
   while (E) {
     E = stripImplicit(E);
     if (const auto *CE = dyn_cast<CXXConstructExpr>(E)) {
@@ -139,7 +128,7 @@ static bool isIndicesOfTuple(const CallExpr *C) {
       Args->get(0).getKind() != TemplateArgument::Integral ||
       Args->get(0).getAsIntegral() != 1)
     return false;
-  const auto *Inner = dyn_cast<CallExpr>(stripCopies(C->getArg(0)));
+  const auto *Inner = dyn_cast<CallExpr>(stripCopiesAndMoves(C->getArg(0)));
   const auto *FD = Inner ? Inner->getDirectCallee() : nullptr;
   return FD && FD->getIdentifier() &&
          llvm::is_contained({"max", "min", "sort", "topk", "kthvalue", "mode",
@@ -261,7 +250,7 @@ const Expr *AutogradHistory::reachingValue(const VarDecl *V,
 bool AutogradHistory::carriesHistory(const Expr *E) { return carries(E, 0); }
 
 bool AutogradHistory::carries(const Expr *E, unsigned Depth) {
-  E = stripCopies(E);
+  E = stripCopiesAndMoves(E);
   if (!E || Depth > 48 || E->isTypeDependent() || E->isValueDependent())
     return false;
   if (const auto *DRE = dyn_cast<DeclRefExpr>(E)) {
@@ -323,7 +312,7 @@ bool AutogradHistory::carries(const Expr *E, unsigned Depth) {
 bool AutogradHistory::isScalarLoss(const Expr *E) { return scalar(E, 0); }
 
 bool AutogradHistory::scalar(const Expr *E, unsigned Depth) {
-  E = stripCopies(E);
+  E = stripCopiesAndMoves(E);
   if (!E || Depth > 24)
     return false;
   if (const auto *DRE = dyn_cast<DeclRefExpr>(E)) {

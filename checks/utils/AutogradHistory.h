@@ -27,17 +27,13 @@
 
 namespace clang::tidy::torch::utils {
 
-/// True for torch::nn::Module and its subclasses, ModuleHolder (torch::nn::
-/// Linear, MSELoss, ...), AnyModule and torch::jit::Module.
-bool isModuleClass(const CXXRecordDecl *RD);
-
 /// True for a tensor, IValue, or a class template (tuple, vector, pair, ...)
 /// with such an argument.
 bool isTensorLikeType(QualType T);
 
 /// \p E without implicit nodes, parens, copies, moves (std::move too) and
 /// functional casts: `torch::Tensor(std::move(loss))` is `loss`.
-const Expr *stripCopies(const Expr *E);
+const Expr *stripCopiesAndMoves(const Expr *E);
 
 class AutogradHistory {
 public:

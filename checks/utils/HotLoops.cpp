@@ -1,5 +1,6 @@
 //===- HotLoops.cpp - loops that run a training or inference step --------===//
 #include "HotLoops.h"
+#include "TorchModules.h"
 #include "TorchTypes.h"
 #include "clang/AST/DeclCXX.h"
 #include "clang/AST/ExprCXX.h"
@@ -55,12 +56,6 @@ llvm::SmallVector<const Stmt *, 4> iterationParts(const Stmt *Loop) {
   return Parts;
 }
 
-static bool isModuleClass(const CXXRecordDecl *RD) {
-  return isOrDerivesFrom(RD, "torch::nn::Module") ||
-         isOrDerivesFrom(RD, "torch::nn::ModuleHolder") ||
-         isOrDerivesFrom(RD, "torch::nn::AnyModule") ||
-         isOrDerivesFrom(RD, "torch::jit::Module");
-}
 
 HotMarker asHotMarker(const Expr *E) {
   HotMarker M;
@@ -79,7 +74,7 @@ HotMarker asHotMarker(const Expr *E) {
   if (const auto *MD = dyn_cast<CXXMethodDecl>(FD)) {
     const CXXRecordDecl *RD = MD->getParent();
     if (MD->getOverloadedOperator() == OO_Call)
-      return isModuleClass(RD) ? Found(HotMarkerKind::Forward, "operator()")
+      return isForwardableModuleClass(RD) ? Found(HotMarkerKind::Forward, "operator()")
                                : M;
     if (!MD->getDeclName().isIdentifier())
       return M;
@@ -89,7 +84,7 @@ HotMarker asHotMarker(const Expr *E) {
     if ((Name == "step" || Name == "zero_grad") &&
         isOrDerivesFrom(RD, "torch::optim::Optimizer"))
       return Found(HotMarkerKind::OptimizerStep, Name.str());
-    if ((Name == "forward" || Name == "any_forward") && isModuleClass(RD))
+    if ((Name == "forward" || Name == "any_forward") && isForwardableModuleClass(RD))
       return Found(HotMarkerKind::Forward, Name.str());
     return M;
   }

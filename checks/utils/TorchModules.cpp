@@ -5,28 +5,19 @@
 
 namespace clang::tidy::torch::utils {
 
-/// True if \p RD is named \p Name or has a base class so named.
-static bool derivesFromNamed(const CXXRecordDecl *RD, StringRef Name) {
-  if (!RD || !RD->hasDefinition())
-    return false;
-  RD = RD->getDefinition();
-  if (RD->getQualifiedNameAsString() == Name)
-    return true;
-  bool Found = false;
-  RD->forallBases([&](const CXXRecordDecl *Base) {
-    if (Base->getQualifiedNameAsString() == Name)
-      Found = true;
-    return !Found;
-  });
-  return Found;
+bool isModuleClass(const CXXRecordDecl *RD) {
+  return isOrDerivesFrom(RD, "torch::nn::Module");
 }
 
-bool isModuleClass(const CXXRecordDecl *RD) {
-  return derivesFromNamed(RD, "torch::nn::Module");
+bool isForwardableModuleClass(const CXXRecordDecl *RD) {
+  return isOrDerivesFrom(RD, "torch::nn::Module") ||
+         isOrDerivesFrom(RD, "torch::nn::ModuleHolder") ||
+         isOrDerivesFrom(RD, "torch::nn::AnyModule") ||
+         isOrDerivesFrom(RD, "torch::jit::Module");
 }
 
 bool isOptimizerClass(const CXXRecordDecl *RD) {
-  return derivesFromNamed(RD, "torch::optim::Optimizer");
+  return isOrDerivesFrom(RD, "torch::optim::Optimizer");
 }
 
 MemberKind moduleMemberKind(QualType T) {
@@ -37,7 +28,7 @@ MemberKind moduleMemberKind(QualType T) {
   const CXXRecordDecl *RD = T->getAsCXXRecordDecl();
   if (!RD)
     return MemberKind::None;
-  if (derivesFromNamed(RD, "torch::nn::ModuleHolder"))
+  if (isOrDerivesFrom(RD, "torch::nn::ModuleHolder"))
     return MemberKind::Holder;
   if (const auto *Spec = dyn_cast<ClassTemplateSpecializationDecl>(RD))
     if (Spec->getQualifiedNameAsString() == "std::shared_ptr" &&
@@ -87,7 +78,7 @@ static bool isSmartPointer(QualType T) {
     return false;
   std::string N = RD->getQualifiedNameAsString();
   return N == "std::shared_ptr" || N == "std::unique_ptr" ||
-         derivesFromNamed(RD, "torch::nn::ModuleHolder");
+         isOrDerivesFrom(RD, "torch::nn::ModuleHolder");
 }
 
 ModuleRef moduleRoot(const Expr *E) {

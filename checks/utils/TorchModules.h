@@ -16,6 +16,11 @@ namespace clang::tidy::torch::utils {
 /// True if \p RD is torch::nn::Module or derives from it.
 bool isModuleClass(const CXXRecordDecl *RD);
 
+/// True for anything whose forward()/operator() runs a model: Module
+/// subclasses, ModuleHolder (torch::nn::Linear, MSELoss, ...), AnyModule and
+/// torch::jit::Module.
+bool isForwardableModuleClass(const CXXRecordDecl *RD);
+
 /// True if \p RD is torch::optim::Optimizer or derives from it.
 bool isOptimizerClass(const CXXRecordDecl *RD);
 
