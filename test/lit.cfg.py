@@ -40,6 +40,10 @@ if config.clang_tidy_22 and os.path.exists(config.clang_tidy_22):
     config.available_features.add("clang-tidy-22")
 if os.path.exists("/usr/bin/clang-tidy-14"):
     config.available_features.add("clang-tidy-14")
+config.harness = os.path.join(config.torch_tidy_obj_root, "bin", "torch-tidy-harness")
+config.substitutions.append(("%harness", config.harness))
+if os.path.exists(config.harness):
+    config.available_features.add("harness")
 if os.path.exists(config.torch_clangd):
     config.available_features.add("torch-clangd")
 
