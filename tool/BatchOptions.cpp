@@ -1,5 +1,6 @@
 //===- BatchOptions.cpp ---------------------------------------------------===//
 #include "BatchOptions.h"
+#include "InputValidation.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringRef.h"
@@ -8,13 +9,7 @@ using llvm::StringRef;
 
 namespace torch_tidy {
 
-// clang-tidy options that take a value as "-opt value" (as in
-// InputValidation.cpp), and those that only print information.
-static const char *const TidyValueOptions[] = {
-    "checks", "config", "config-file", "export-fixes", "extra-arg",
-    "extra-arg-before", "format-style", "header-filter",
-    "exclude-header-filter", "line-filter", "p", "store-check-profile",
-    "vfsoverlay", "warnings-as-errors", "load"};
+// clang-tidy options that only print information.
 static const char *const InfoOptions[] = {
     "help", "help-hidden", "help-list", "help-list-hidden", "list-checks",
     "dump-config", "explain-config", "verify-config", "version",
@@ -99,7 +94,7 @@ BatchOptions parseBatchOptions(const std::vector<std::string> &Args) {
       O.Unsupported = "--" + Name.str();
     O.TidyArgs.push_back(A.str());
     std::string V = Value.str();
-    if (!Inline && llvm::is_contained(TidyValueOptions, Name) &&
+    if (!Inline && tidyOptionTakesValue(Name) &&
         I + 1 < Args.size()) {
       V = Args[++I];
       O.TidyArgs.push_back(V);

@@ -20,7 +20,7 @@ static const char *const ValueOptions[] = {
     "exclude-header-filter", "line-filter", "p",       "store-check-profile",
     "vfsoverlay",  "warnings-as-errors", "load"};
 
-static bool takesValue(StringRef Name) {
+bool tidyOptionTakesValue(llvm::StringRef Name) {
   return llvm::is_contained(ValueOptions, Name);
 }
 
@@ -42,7 +42,7 @@ Invocation parseInvocation(const std::vector<std::string> &Args) {
     auto [Name, Value] = Opt.split('=');
     bool Inline = Opt.contains('=');
     std::string V = Value.str();
-    if (!Inline && takesValue(Name) && I + 1 < Args.size())
+    if (!Inline && tidyOptionTakesValue(Name) && I + 1 < Args.size())
       V = Args[++I];
     if (Name == "version")
       Inv.WantsVersion = true;

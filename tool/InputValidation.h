@@ -5,6 +5,7 @@
 #ifndef TORCH_TIDY_TOOL_INPUTVALIDATION_H
 #define TORCH_TIDY_TOOL_INPUTVALIDATION_H
 
+#include "llvm/ADT/StringRef.h"
 #include <optional>
 #include <string>
 #include <vector>
@@ -19,6 +20,9 @@ struct Invocation {
   bool HasFixedCommand = false; ///< "--" given: no compilation database
   bool WantsVersion = false;
 };
+
+/// True for a clang-tidy option that takes a value ("-p build", "-p=build").
+bool tidyOptionTakesValue(llvm::StringRef Name);
 
 Invocation parseInvocation(const std::vector<std::string> &Args);
 
