@@ -2,7 +2,6 @@
 #include "Baseline.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/JSON.h"
-#include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/raw_ostream.h"
 
 using llvm::StringRef;
@@ -38,10 +37,7 @@ llvm::Expected<Baseline> readBaseline(StringRef Path) {
                                    "bad baseline '%s': %s", Path.str().c_str(),
                                    Why.str().c_str());
   };
-  auto Buf = llvm::MemoryBuffer::getFile(Path);
-  if (!Buf)
-    return Fail(Buf.getError().message());
-  auto Doc = json::parse((*Buf)->getBuffer());
+  auto Doc = readJsonFile(Path);
   if (!Doc)
     return Fail(llvm::toString(Doc.takeError()));
   const json::Object *Root = Doc->getAsObject();

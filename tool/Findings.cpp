@@ -198,4 +198,11 @@ std::string displayPath(StringRef Path, StringRef Root) {
   return Path.str();
 }
 
+llvm::Expected<llvm::json::Value> readJsonFile(llvm::StringRef Path) {
+  auto Buf = llvm::MemoryBuffer::getFile(Path);
+  if (!Buf)
+    return llvm::createStringError(Buf.getError(), Buf.getError().message());
+  return llvm::json::parse((*Buf)->getBuffer());
+}
+
 } // namespace torch_tidy

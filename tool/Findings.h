@@ -8,6 +8,7 @@
 #include "llvm/ADT/StringMap.h"
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Error.h"
+#include "llvm/Support/JSON.h"
 #include <memory>
 #include <string>
 #include <vector>
@@ -79,6 +80,10 @@ std::string displayPath(llvm::StringRef Path, llvm::StringRef Root);
 
 /// Whitespace runs collapsed to one space, trimmed.
 std::string normalizeSpace(llvm::StringRef S);
+
+/// The JSON document in \p Path; the error names only what went wrong, so
+/// callers can prefix which file it was and what it was for.
+llvm::Expected<llvm::json::Value> readJsonFile(llvm::StringRef Path);
 
 } // namespace torch_tidy
 

@@ -5,7 +5,6 @@
 #include "llvm/ADT/StringSet.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/JSON.h"
-#include "llvm/Support/MemoryBuffer.h"
 #include <map>
 
 using llvm::StringRef;
@@ -213,6 +212,17 @@ static json::Array sarifFixes(const Finding &F, const ReportOptions &Opts) {
   return Fixes;
 }
 
+/// A SARIF 2.1.0 log holding the single run \p Run.
+static void writeSarifLog(json::Object Run, llvm::raw_ostream &OS) {
+  OS << llvm::formatv(
+            "{0:2}",
+            json::Value(json::Object{
+                {"$schema", "https://json.schemastore.org/sarif-2.1.0.json"},
+                {"version", "2.1.0"},
+                {"runs", json::Array{std::move(Run)}}}))
+     << "\n";
+}
+
 void writeSarif(llvm::raw_ostream &OS, const std::vector<Finding> &Findings,
                 const RunSummary &S, const ReportOptions &Opts) {
   json::Array Rules, Results, Notifications;
@@ -265,13 +275,7 @@ void writeSarif(llvm::raw_ostream &OS, const std::vector<Finding> &Findings,
            {"executionSuccessful", S.Failures.empty()},
            {"toolExecutionNotifications", std::move(Notifications)}}}},
       {"results", std::move(Results)}};
-  OS << llvm::formatv(
-            "{0:2}",
-            json::Value(json::Object{
-                {"$schema", "https://json.schemastore.org/sarif-2.1.0.json"},
-                {"version", "2.1.0"},
-                {"runs", json::Array{std::move(Run)}}}))
-     << "\n";
+  writeSarifLog(std::move(Run), OS);
 }
 
 llvm::Error mergeSarif(const std::vector<std::string> &Inputs,
@@ -285,10 +289,7 @@ llvm::Error mergeSarif(const std::vector<std::string> &Inputs,
                                      "cannot merge '%s': %s", Path.c_str(),
                                      Why.str().c_str());
     };
-    auto Buf = llvm::MemoryBuffer::getFile(Path);
-    if (!Buf)
-      return Fail(Buf.getError().message());
-    auto Doc = json::parse((*Buf)->getBuffer());
+    auto Doc = readJsonFile(Path);
     if (!Doc)
       return Fail(llvm::toString(Doc.takeError()));
     json::Object *Log = Doc->getAsObject();
@@ -331,13 +332,7 @@ llvm::Error mergeSarif(const std::vector<std::string> &Inputs,
       (*Driver)["rules"] = std::move(Rules);
   Run["results"] = std::move(Results);
   Run["invocations"] = std::move(Invocations);
-  OS << llvm::formatv(
-            "{0:2}",
-            json::Value(json::Object{
-                {"$schema", "https://json.schemastore.org/sarif-2.1.0.json"},
-                {"version", "2.1.0"},
-                {"runs", json::Array{std::move(Run)}}}))
-     << "\n";
+  writeSarifLog(std::move(Run), OS);
   return llvm::Error::success();
 }
 
