@@ -57,6 +57,18 @@ int fail(const llvm::Twine &Msg) {
   return 2;
 }
 
+/// Opens --output into \p File when given; the error says which file.
+std::optional<std::string> openOutput(const BatchOptions &O,
+                                      std::optional<llvm::raw_fd_ostream> &File) {
+  if (!O.Output)
+    return std::nullopt;
+  std::error_code EC;
+  File.emplace(*O.Output, EC);
+  if (EC)
+    return "cannot write '" + *O.Output + "': " + EC.message();
+  return std::nullopt;
+}
+
 struct WorkerResult {
   std::vector<Finding> Findings;
   std::optional<std::string> Failure; ///< why the file could not be analysed
@@ -333,12 +345,8 @@ int Batch::run() {
 
   ReportOptions R{Root, O.DocBaseUrl};
   std::optional<llvm::raw_fd_ostream> File;
-  if (O.Output) {
-    std::error_code EC;
-    File.emplace(*O.Output, EC);
-    if (EC)
-      return fail("cannot write '" + *O.Output + "': " + EC.message());
-  }
+  if (auto Err = openOutput(O, File))
+    return fail(*Err);
   llvm::raw_ostream &OS = File ? *File : llvm::outs();
   if (O.Format == "text") {
     writeText(OS, Findings, R);
@@ -373,12 +381,8 @@ int runBatch(const std::vector<std::string> &Args) {
     if (O.Sources.empty())
       return fail("--merge-sarif needs SARIF files to merge");
     std::optional<llvm::raw_fd_ostream> File;
-    if (O.Output) {
-      std::error_code EC;
-      File.emplace(*O.Output, EC);
-      if (EC)
-        return fail("cannot write '" + *O.Output + "': " + EC.message());
-    }
+    if (auto Err = openOutput(O, File))
+      return fail(*Err);
     if (auto Err = mergeSarif(O.Sources, File ? *File : llvm::outs()))
       return fail(llvm::toString(std::move(Err)));
     return 0;
