@@ -18,16 +18,16 @@ llvm::Error writeBaseline(StringRef Path, const std::vector<Finding> &Findings,
                                    {"file", displayPath(F.Pos.File, Root)},
                                    {"line", F.Pos.Line},
                                    {"message", F.Message}});
-  std::error_code EC;
-  llvm::raw_fd_ostream OS(Path, EC);
-  if (EC)
-    return llvm::createStringError(EC, "cannot write baseline '%s': %s",
-                                   Path.str().c_str(), EC.message().c_str());
-  OS << llvm::formatv("{0:2}", json::Value(json::Object{
-                                   {"version", 1},
-                                   {"tool", "torch-tidy"},
-                                   {"findings", std::move(Entries)}}))
-     << "\n";
+  json::Value Doc(json::Object{{"version", 1},
+                               {"tool", "torch-tidy"},
+                               {"findings", std::move(Entries)}});
+  // Written to a temporary file and renamed: complete or not at all.
+  if (llvm::Error E = llvm::writeToOutput(Path, [&](llvm::raw_ostream &OS) {
+        OS << llvm::formatv("{0:2}", Doc) << "\n";
+        return llvm::Error::success();
+      }))
+    return llvm::createStringError("cannot write baseline '" + Path.str() +
+                                   "': " + llvm::toString(std::move(E)));
   return llvm::Error::success();
 }
 

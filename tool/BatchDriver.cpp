@@ -1,13 +1,12 @@
 //===- BatchDriver.cpp ----------------------------------------------------===//
 #include "BatchDriver.h"
-#include "BatchOptions.h"
 #include "Baseline.h"
+#include "CommandLine.h"
 #include "DiffFilter.h"
 #include "Findings.h"
 #include "InputValidation.h"
 #include "Reporters.h"
 #include "clang-tidy/GlobList.h"
-#include "clang/Tooling/JSONCompilationDatabase.h"
 #include "llvm/ADT/StringSet.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
@@ -17,8 +16,11 @@
 #include "llvm/Support/Program.h"
 #include "llvm/Support/Threading.h"
 #include <atomic>
+#include <csignal>
 #include <chrono>
 #include <cstdlib>
+#include <cstring>
+#include <functional>
 #include <mutex>
 #include <thread>
 
@@ -44,9 +46,11 @@ Whole-codebase runs (batch mode; see docs/ci.md):
   --merge-sarif A B... merge SARIF files (e.g. one per shard) into one
   A progress line is shown on a terminal, unless CI is set or --quiet.
   The run ends with a summary: findings per check, files analysed, files
-  that failed to compile. Header findings are reported once.
+  that failed to compile or crashed. Header findings are reported once.
+  Report and baseline files are written whole or not at all.
   Exit status: 0 clean; 1 findings under --warnings-as-errors; 2 analysis
-  failure (a file that does not compile, a bad compilation database or flag).
+  failure (a file that does not compile, a crashed analysis, a bad
+  compilation database or flag).
 )");
 
 namespace torch_tidy {
@@ -57,22 +61,37 @@ int fail(const llvm::Twine &Msg) {
   return 2;
 }
 
-/// Opens --output into \p File when given; the error says which file.
-std::optional<std::string> openOutput(const BatchOptions &O,
-                                      std::optional<llvm::raw_fd_ostream> &File) {
-  if (!O.Output)
+/// Why a report can not be written to \p Path, checked before the analysis
+/// so a typo in --output does not cost a whole run.
+std::optional<std::string> checkWritable(StringRef Flag, StringRef Path) {
+  if (Path == "-")
     return std::nullopt;
-  std::error_code EC;
-  File.emplace(*O.Output, EC);
-  if (EC)
-    return "cannot write '" + *O.Output + "': " + EC.message();
+  llvm::SmallString<256> Dir(Path);
+  llvm::sys::fs::make_absolute(Dir);
+  llvm::sys::path::remove_filename(Dir);
+  if (!llvm::sys::fs::is_directory(Dir))
+    return "cannot write " + Flag.str() + " '" + Path.str() +
+           "': no such directory '" + Dir.str().str() + "'";
+  if (llvm::sys::fs::is_directory(Path))
+    return "cannot write " + Flag.str() + " '" + Path.str() +
+           "': it is a directory";
   return std::nullopt;
+}
+
+/// Writes a report to --output (atomically: complete or not at all) or to
+/// standard output. An error from \p Write leaves no file behind.
+llvm::Error writeReport(const CommandLine &C,
+                        std::function<llvm::Error(llvm::raw_ostream &)> Write) {
+  if (!C.Output)
+    return Write(llvm::outs());
+  return llvm::writeToOutput(*C.Output, Write);
 }
 
 struct WorkerResult {
   std::vector<Finding> Findings;
   std::optional<std::string> Failure; ///< why the file could not be analysed
   std::optional<Position> FailurePos; ///< where its first error is
+  bool Crashed = false;
   uint64_t PeakKiB = 0;
 };
 
@@ -86,91 +105,14 @@ std::string logReason(StringRef Log) {
   return Lines.empty() ? "" : Lines.back().trim().str();
 }
 
-class Batch {
-public:
-  Batch(const BatchOptions &O, std::string Self) : O(O), Self(std::move(Self)) {
-    if (O.WarningsAsErrors)
-      WAE.emplace(*O.WarningsAsErrors);
-  }
-  int run();
-
-private:
-  std::optional<std::string> selectFiles(std::vector<std::string> &Files);
-  WorkerResult analyse(const std::string &File);
-  bool isCompileError(const Finding &F) const {
-    return StringRef(F.Check).starts_with("clang-diagnostic-") && F.IsError &&
-           (F.Check == "clang-diagnostic-error" || !WAE || !WAE->contains(F.Check));
-  }
-  void progress(size_t Done, size_t Total, StringRef File);
-
-  const BatchOptions &O;
-  std::string Self, Root;
-  std::optional<clang::tidy::GlobList> WAE;
-  std::optional<ChangedLines> Diff;
-  std::mutex ProgressLock;
-  bool ShowProgress = false;
-};
-
-void Batch::progress(size_t Done, size_t Total, StringRef File) {
-  if (!ShowProgress)
-    return;
-  std::lock_guard<std::mutex> L(ProgressLock);
-  llvm::errs() << "\r\x1b[K[" << Done << "/" << Total << "] "
-               << displayPath(File, Root);
-  if (Done == Total)
-    llvm::errs() << "\r\x1b[K";
-  llvm::errs().flush();
-}
-
-WorkerResult Batch::analyse(const std::string &File) {
-  WorkerResult R;
-  llvm::SmallString<128> Yaml, Log;
-  llvm::sys::fs::createTemporaryFile("torch-tidy-worker", "yaml", Yaml);
-  llvm::sys::fs::createTemporaryFile("torch-tidy-worker", "log", Log);
-  std::string ExportArg = "--export-fixes=" + Yaml.str().str();
-  std::vector<StringRef> Argv = {Self, File, ExportArg, "--quiet"};
-  Argv.insert(Argv.end(), O.TidyArgs.begin(), O.TidyArgs.end());
-  if (O.HasFixed) {
-    Argv.push_back("--");
-    Argv.insert(Argv.end(), O.Fixed.begin(), O.Fixed.end());
-  }
-  std::optional<StringRef> Redirects[] = {StringRef(""), StringRef(Log),
-                                          StringRef(Log)};
-  std::string ErrMsg;
-  std::optional<llvm::sys::ProcessStatistics> Stats;
-  int RC = llvm::sys::ExecuteAndWait(Self, Argv, std::nullopt, Redirects, 0, 0,
-                                     &ErrMsg, nullptr, &Stats);
-  if (Stats)
-    R.PeakKiB = Stats->PeakMemory;
-  auto LogBuf = llvm::MemoryBuffer::getFile(Log);
-  std::string LogText = LogBuf ? (*LogBuf)->getBuffer().str() : "";
-  auto Diags = readExportedFixes(Yaml);
-  llvm::sys::fs::remove(Yaml);
-  llvm::sys::fs::remove(Log);
-  if (RC < 0) {
-    R.Failure = "torch-tidy worker failed: " + (ErrMsg.empty() ? "crashed" : ErrMsg);
-    return R;
-  }
-  if (!Diags) {
-    R.Failure = llvm::toString(Diags.takeError());
-    return R;
-  }
-  for (Finding &F : *Diags) {
-    if (isCompileError(F)) {
-      if (!R.Failure) {
-        R.Failure = F.Message;
-        R.FailurePos = F.Pos;
-      }
-      continue;
-    }
-    R.Findings.push_back(std::move(F));
-  }
-  bool Gated = llvm::any_of(R.Findings, [](const Finding &F) { return F.IsError; });
-  if (!R.Failure && RC != 0 && !Gated) {
-    std::string Why = logReason(LogText);
-    R.Failure = Why.empty() ? "exit code " + std::to_string(RC) : Why;
-  }
-  return R;
+/// The number of the signal that strsignal() describes as \p Name (LLVM
+/// reports a killed child by that text only), or 0.
+int signalNumber(StringRef Name) {
+  Name.consume_back(" (core dumped)");
+  for (int Sig = 1; Sig < 65; ++Sig)
+    if (const char *S = strsignal(Sig); S && Name == S)
+      return Sig;
+  return 0;
 }
 
 bool isHeader(StringRef Path) {
@@ -187,38 +129,115 @@ std::string absolute(StringRef P) {
   return S.str().str();
 }
 
+/// One batch run: select -> analyse -> collect -> filter -> report.
+class Batch {
+public:
+  Batch(const CommandLine &C, std::string Self) : C(C), Self(std::move(Self)) {
+    if (C.WarningsAsErrors)
+      WAE.emplace(*C.WarningsAsErrors);
+  }
+  int run();
+
+private:
+  std::optional<std::string> prepare();
+  std::optional<std::string> select();
+  void analyseAll();
+  WorkerResult analyse(const std::string &File);
+  void collect();
+  void filter();
+  std::optional<std::string> report();
+
+  bool isCompileError(const Finding &F) const {
+    return StringRef(F.Check).starts_with("clang-diagnostic-") && F.IsError &&
+           (F.Check == "clang-diagnostic-error" || !WAE ||
+            !WAE->contains(F.Check));
+  }
+  void progress(size_t Done, size_t Total, StringRef File);
+
+  const CommandLine &C;
+  std::string Self, Root;
+  std::optional<clang::tidy::GlobList> WAE;
+  std::optional<ChangedLines> Diff;
+  std::unique_ptr<clang::tooling::CompilationDatabase> DB;
+  Baseline Known;
+  std::chrono::steady_clock::time_point Start;
+
+  std::vector<std::string> Files;
+  std::vector<WorkerResult> Results;
+  std::vector<Finding> Findings;
+  SourceCache Sources;
+  RunSummary S;
+
+  std::mutex ProgressLock;
+  bool ShowProgress = false;
+};
+
+void Batch::progress(size_t Done, size_t Total, StringRef File) {
+  if (!ShowProgress)
+    return;
+  std::lock_guard<std::mutex> L(ProgressLock);
+  llvm::errs() << "\r\x1b[K[" << Done << "/" << Total << "] "
+               << displayPath(File, Root);
+  if (Done == Total)
+    llvm::errs() << "\r\x1b[K";
+  llvm::errs().flush();
+}
+
+/// Everything that can be rejected before any file is analysed, once.
+std::optional<std::string> Batch::prepare() {
+  if (C.Format != "text" && C.Format != "json" && C.Format != "sarif")
+    return "unknown --format '" + C.Format + "': expected text, json or sarif";
+  if (C.Unsupported)
+    return *C.Unsupported +
+           " is not supported in batch mode; run torch-tidy on a file";
+  if (C.DiffRef && C.DiffFile)
+    return std::string("--diff and --diff-file are exclusive");
+  if (C.Output)
+    if (auto Err = checkWritable("--output", *C.Output))
+      return Err;
+  if (C.WriteBaseline)
+    if (auto Err = checkWritable("--write-baseline", *C.WriteBaseline))
+      return Err;
+  Root = absolute(C.SourceRoot ? *C.SourceRoot : ".");
+  if (auto Err = validateInputs(C, &DB))
+    return Err;
+  if (C.DiffRef || C.DiffFile) {
+    auto D = C.DiffRef ? gitDiff(*C.DiffRef) : diffFile(*C.DiffFile);
+    if (!D)
+      return llvm::toString(D.takeError());
+    Diff = std::move(*D);
+  }
+  if (C.Baseline) {
+    auto B = readBaseline(*C.Baseline);
+    if (!B)
+      return llvm::toString(B.takeError());
+    Known = std::move(*B);
+  }
+  return std::nullopt;
+}
+
 /// The translation units to analyse: the sources given, else every file of
 /// the compilation database; then this shard's part; then, under --diff,
 /// the changed ones (all of them if a header changed).
-std::optional<std::string> Batch::selectFiles(std::vector<std::string> &Files) {
-  if (!O.Sources.empty()) {
-    for (const std::string &S : O.Sources)
-      Files.push_back(absolute(S));
+std::optional<std::string> Batch::select() {
+  if (!C.Sources.empty()) {
+    for (const std::string &Src : C.Sources)
+      Files.push_back(absolute(Src));
   } else {
-    if (!O.BuildPath)
+    if (!DB)
       return std::string("batch mode needs -p <build dir> or source files");
-    llvm::SmallString<256> DB(*O.BuildPath);
-    if (llvm::sys::fs::is_directory(DB))
-      llvm::sys::path::append(DB, "compile_commands.json");
-    std::string Err;
-    auto Cmds = clang::tooling::JSONCompilationDatabase::loadFromFile(
-        DB, Err, clang::tooling::JSONCommandLineSyntax::AutoDetect);
-    if (!Cmds)
-      return "malformed compilation database '" + DB.str().str() + "': " +
-             StringRef(Err).split('\n').first.str();
-    for (const std::string &F : Cmds->getAllFiles())
+    for (const std::string &F : DB->getAllFiles())
       Files.push_back(absolute(F));
   }
   llvm::sort(Files);
   Files.erase(std::unique(Files.begin(), Files.end()), Files.end());
 
-  if (O.Shard) {
-    StringRef K, N;
-    std::tie(K, N) = StringRef(*O.Shard).split('/');
+  if (C.Shard) {
+    auto [K, N] = StringRef(*C.Shard).split('/');
     unsigned Ki = 0, Ni = 0;
     if (K.getAsInteger(10, Ki) || N.getAsInteger(10, Ni) || Ni == 0 ||
         Ki == 0 || Ki > Ni)
-      return "invalid --shard '" + *O.Shard +
+      return "invalid --shard '" + *C.Shard +
              "': expected K/N with 1 <= K <= N, e.g. --shard 1/4";
     std::vector<std::string> Mine;
     for (size_t I = 0; I < Files.size(); ++I)
@@ -235,56 +254,84 @@ std::optional<std::string> Batch::selectFiles(std::vector<std::string> &Files) {
       return isHeader(F) && !Set.count(F);
     });
     if (!HeaderChanged)
-      llvm::erase_if(Files, [&](const std::string &F) { return !Diff->touches(F); });
+      llvm::erase_if(Files,
+                     [&](const std::string &F) { return !Diff->touches(F); });
   }
   return std::nullopt;
 }
 
-int Batch::run() {
-  auto Start = std::chrono::steady_clock::now();
-  if (O.Format != "text" && O.Format != "json" && O.Format != "sarif")
-    return fail("unknown --format '" + O.Format + "': expected text, json or sarif");
-  if (O.Unsupported)
-    return fail(*O.Unsupported +
-                " is not supported in batch mode; run torch-tidy on a file");
-  if (O.DiffRef && O.DiffFile)
-    return fail("--diff and --diff-file are exclusive");
-  Root = absolute(O.SourceRoot ? *O.SourceRoot : ".");
-
-  // Reject what every worker would reject, once.
-  std::vector<std::string> Check{"torch-tidy"};
-  Check.insert(Check.end(), O.TidyArgs.begin(), O.TidyArgs.end());
-  Check.insert(Check.end(), O.Sources.begin(), O.Sources.end());
-  if (O.HasFixed)
-    Check.push_back("--");
-  if (auto Err = validateInputs(parseInvocation(Check)))
-    return fail(*Err);
-
-  if (O.DiffRef || O.DiffFile) {
-    auto D = O.DiffRef ? gitDiff(*O.DiffRef) : diffFile(*O.DiffFile);
-    if (!D)
-      return fail(llvm::toString(D.takeError()));
-    Diff = std::move(*D);
+WorkerResult Batch::analyse(const std::string &File) {
+  WorkerResult R;
+  if (auto Err = checkSourceFile(File)) { // no worker for a missing file
+    R.Failure = *Err;
+    return R;
   }
-  Baseline Known;
-  if (O.Baseline) {
-    auto B = readBaseline(*O.Baseline);
-    if (!B)
-      return fail(llvm::toString(B.takeError()));
-    Known = std::move(*B);
+  llvm::SmallString<128> Yaml, Log;
+  llvm::sys::fs::createTemporaryFile("torch-tidy-worker", "yaml", Yaml);
+  llvm::sys::fs::createTemporaryFile("torch-tidy-worker", "log", Log);
+  std::string ExportArg = "--export-fixes=" + Yaml.str().str();
+  std::vector<StringRef> Argv = {Self, WorkerFlag, File, ExportArg, "--quiet"};
+  Argv.insert(Argv.end(), C.TidyArgs.begin(), C.TidyArgs.end());
+  if (C.HasFixed) {
+    Argv.push_back("--");
+    Argv.insert(Argv.end(), C.Fixed.begin(), C.Fixed.end());
   }
+  std::optional<StringRef> Redirects[] = {StringRef(""), StringRef(Log),
+                                          StringRef(Log)};
+  std::string ErrMsg;
+  std::optional<llvm::sys::ProcessStatistics> Stats;
+  int RC = llvm::sys::ExecuteAndWait(Self, Argv, std::nullopt, Redirects, 0, 0,
+                                     &ErrMsg, nullptr, &Stats);
+  if (Stats)
+    R.PeakKiB = Stats->PeakMemory;
+  auto LogBuf = llvm::MemoryBuffer::getFile(Log);
+  std::string LogText = LogBuf ? (*LogBuf)->getBuffer().str() : "";
+  auto Diags = readExportedFixes(Yaml);
+  llvm::sys::fs::remove(Yaml);
+  llvm::sys::fs::remove(Log);
+  if (RC == -2) { // killed by a signal: whatever it exported is incomplete
+    llvm::consumeError(Diags.takeError());
+    R.Crashed = true;
+    R.Failure = "analysis crashed on " + displayPath(File, Root) + " (signal " +
+                std::to_string(signalNumber(ErrMsg)) + ")";
+    return R;
+  }
+  if (RC < 0) {
+    llvm::consumeError(Diags.takeError());
+    R.Failure = "could not run the torch-tidy worker: " + ErrMsg;
+    return R;
+  }
+  if (!Diags) {
+    R.Failure = llvm::toString(Diags.takeError());
+    return R;
+  }
+  for (Finding &F : *Diags) {
+    if (isCompileError(F)) {
+      if (!R.Failure) {
+        R.Failure = F.Message;
+        R.FailurePos = F.Pos;
+      }
+      continue;
+    }
+    R.Findings.push_back(std::move(F));
+  }
+  bool Gated =
+      llvm::any_of(R.Findings, [](const Finding &F) { return F.IsError; });
+  if (!R.Failure && RC != 0 && !Gated) {
+    std::string Why = logReason(LogText);
+    R.Failure = Why.empty() ? "exit code " + std::to_string(RC) : Why;
+  }
+  return R;
+}
 
-  std::vector<std::string> Files;
-  if (auto Err = selectFiles(Files))
-    return fail(*Err);
-
-  RunSummary S;
+/// One worker process per file, C.Jobs at a time; results in file order.
+void Batch::analyseAll() {
   S.Files = Files;
-  S.Jobs = O.Jobs ? *O.Jobs : llvm::hardware_concurrency().compute_thread_count();
-  ShowProgress = !O.Quiet && !std::getenv("CI") &&
+  S.Jobs = C.Jobs ? *C.Jobs
+                  : llvm::hardware_concurrency().compute_thread_count();
+  ShowProgress = !C.Quiet && !std::getenv("CI") &&
                  llvm::sys::Process::StandardErrIsDisplayed();
-
-  std::vector<WorkerResult> Results(Files.size());
+  Results.assign(Files.size(), WorkerResult());
   std::atomic<size_t> Next{0}, Done{0};
   auto Work = [&] {
     for (size_t I; (I = Next++) < Files.size();) {
@@ -298,9 +345,10 @@ int Batch::run() {
     Threads.emplace_back(Work);
   for (std::thread &T : Threads)
     T.join();
+}
 
-  SourceCache Sources;
-  std::vector<Finding> Findings;
+/// Findings of every worker, located, deduplicated, sorted, fingerprinted.
+void Batch::collect() {
   uint64_t SumKiB = 0;
   for (size_t I = 0; I < Files.size(); ++I) {
     WorkerResult &R = Results[I];
@@ -316,7 +364,7 @@ int Batch::run() {
                 std::to_string(Tmp.Pos.Line) + ":" +
                 std::to_string(Tmp.Pos.Column) + ": error: ";
       }
-      S.Failures.push_back({Files[I], Where + *R.Failure});
+      S.Failures.push_back({Files[I], Where + *R.Failure, R.Crashed});
     }
     for (Finding &F : R.Findings)
       Findings.push_back(std::move(F));
@@ -327,11 +375,11 @@ int Batch::run() {
   dedupeAndSort(Findings);
   for (Finding &F : Findings)
     Sources.fingerprint(F, Root);
+}
 
-  if (O.WriteBaseline)
-    if (auto Err = writeBaseline(*O.WriteBaseline, Findings, Root))
-      return fail(llvm::toString(std::move(Err)));
-  if (O.Baseline)
+/// Baseline and diff: what is hidden, and how much of it.
+void Batch::filter() {
+  if (C.Baseline)
     S.SuppressedByBaseline = applyBaseline(Findings, std::move(Known));
   if (Diff) {
     size_t Before = Findings.size();
@@ -340,57 +388,75 @@ int Batch::run() {
     });
     S.OutsideDiff = Before - Findings.size();
   }
-  S.Seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() -
-                                            Start).count();
+}
 
-  ReportOptions R{Root, O.DocBaseUrl};
-  std::optional<llvm::raw_fd_ostream> File;
-  if (auto Err = openOutput(O, File))
-    return fail(*Err);
-  llvm::raw_ostream &OS = File ? *File : llvm::outs();
-  if (O.Format == "text") {
-    writeText(OS, Findings, R);
-    writeSummary(OS, Findings, S, R);
-  } else {
-    if (O.Format == "json")
+std::optional<std::string> Batch::report() {
+  ReportOptions R{Root, C.DocBaseUrl};
+  llvm::Error E = writeReport(C, [&](llvm::raw_ostream &OS) {
+    if (C.Format == "text") {
+      writeText(OS, Findings, R);
+      writeSummary(OS, Findings, S, R);
+    } else if (C.Format == "json") {
       writeJson(OS, Findings, S, R);
-    else
+    } else {
       writeSarif(OS, Findings, S, R);
+    }
+    return llvm::Error::success();
+  });
+  if (E)
+    return "cannot write '" + *C.Output + "': " + llvm::toString(std::move(E));
+  if (C.Format != "text")
     writeSummary(llvm::errs(), Findings, S, R);
-  }
+  // Timing and memory vary from run to run: they stay out of the report.
+  writeStats(llvm::errs(), S);
+  return std::nullopt;
+}
+
+int Batch::run() {
+  Start = std::chrono::steady_clock::now();
+  if (auto Err = prepare())
+    return fail(*Err);
+  if (auto Err = select())
+    return fail(*Err);
+  analyseAll();
+  collect();
+  // The baseline records what the analysis found, before any filtering.
+  if (C.WriteBaseline)
+    if (auto Err = writeBaseline(*C.WriteBaseline, Findings, Root))
+      return fail(llvm::toString(std::move(Err)));
+  filter();
+  S.Seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() -
+                                            Start)
+                  .count();
+  if (auto Err = report())
+    return fail(*Err);
   if (!S.Failures.empty())
     return 2;
-  return llvm::any_of(Findings, [](const Finding &F) { return F.IsError; }) ? 1 : 0;
+  return llvm::any_of(Findings, [](const Finding &F) { return F.IsError; })
+             ? 1
+             : 0;
 }
 
 } // namespace
 
-bool isBatchInvocation(const std::vector<std::string> &Args) {
-  BatchOptions O = parseBatchOptions(Args);
-  if (O.SawInfoFlag)
-    return false;
-  return O.SawBatchFlag || O.Error ||
-         (O.Sources.empty() && O.BuildPath && !O.HasFixed);
-}
-
-int runBatch(const std::vector<std::string> &Args) {
-  BatchOptions O = parseBatchOptions(Args);
-  if (O.Error)
-    return fail(*O.Error);
-  if (O.MergeSarif) {
-    if (O.Sources.empty())
+int runBatch(const CommandLine &C, llvm::StringRef Argv0) {
+  if (C.Error)
+    return fail(*C.Error);
+  if (C.MergeSarif) {
+    if (C.Sources.empty())
       return fail("--merge-sarif needs SARIF files to merge");
-    std::optional<llvm::raw_fd_ostream> File;
-    if (auto Err = openOutput(O, File))
-      return fail(*Err);
-    if (auto Err = mergeSarif(O.Sources, File ? *File : llvm::outs()))
-      return fail(llvm::toString(std::move(Err)));
+    if (C.Output)
+      if (auto Err = checkWritable("--output", *C.Output))
+        return fail(*Err);
+    if (llvm::Error E = writeReport(C, [&](llvm::raw_ostream &OS) {
+          return mergeSarif(C.Sources, OS);
+        }))
+      return fail(llvm::toString(std::move(E)));
     return 0;
   }
   std::string Self = llvm::sys::fs::getMainExecutable(
-      Args.empty() ? "torch-tidy" : Args[0].c_str(),
-      reinterpret_cast<void *>(&runBatch));
-  return Batch(O, Self).run();
+      Argv0.str().c_str(), reinterpret_cast<void *>(&fail));
+  return Batch(C, Self).run();
 }
 
 } // namespace torch_tidy

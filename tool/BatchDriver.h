@@ -8,16 +8,17 @@
 #ifndef TORCH_TIDY_TOOL_BATCHDRIVER_H
 #define TORCH_TIDY_TOOL_BATCHDRIVER_H
 
-#include <string>
-#include <vector>
+#include "CommandLine.h"
+#include "llvm/ADT/StringRef.h"
 
 namespace torch_tidy {
 
-bool isBatchInvocation(const std::vector<std::string> &Args);
-/// Exit status: 0 clean, 1 findings at level error (--warnings-as-errors),
-/// 2 a file failed to compile or the input is bad.
-int runBatch(const std::vector<std::string> &Args);
+/// Runs batch mode for \p C (C.isBatch()); \p Argv0 finds this executable,
+/// which the workers run. Exit status: 0 clean, 1 findings at level error
+/// (--warnings-as-errors), 2 a file failed to compile or crashed, or the
+/// input is bad.
+int runBatch(const CommandLine &C, llvm::StringRef Argv0);
 
 } // namespace torch_tidy
 
-#endif
+#endif // TORCH_TIDY_TOOL_BATCHDRIVER_H

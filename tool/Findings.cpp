@@ -132,11 +132,6 @@ static StringRef rawLine(StringRef Content, const std::vector<unsigned> &Starts,
   return Content.slice(B, E).rtrim("\r\n");
 }
 
-std::string SourceCache::lineText(StringRef File, unsigned Line) {
-  const Text *T = get(File);
-  return T ? normalizeSpace(rawLine(T->Content, T->LineStarts, Line)) : "";
-}
-
 /// A line that starts a function definition, roughly: not indented, has a
 /// '(' and is not a preprocessor line, a comment or a brace.
 static bool looksLikeFunctionHeader(StringRef Raw) {
@@ -165,11 +160,13 @@ void SourceCache::fingerprint(Finding &F, StringRef Root) {
   for (char &C : Message)
     if (llvm::isDigit(C))
       C = '#';
+  // Every part is owned here, so the hash reads no temporaries.
+  const std::string Parts[] = {F.Check,  displayPath(F.Pos.File, Root),
+                               Header,   Flagged,
+                               std::to_string(Index), Message};
   llvm::SHA256 H;
-  for (StringRef Part : {StringRef(F.Check), StringRef(displayPath(F.Pos.File, Root)),
-                         StringRef(Header), StringRef(Flagged),
-                         StringRef(std::to_string(Index)), StringRef(Message)}) {
-    H.update(Part);
+  for (const std::string &Part : Parts) {
+    H.update(StringRef(Part));
     H.update(StringRef("\0", 1));
   }
   auto Digest = H.final();
@@ -183,7 +180,9 @@ void dedupeAndSort(std::vector<Finding> &Findings) {
   for (Finding &F : Findings)
     if (Seen.insert({F.Pos.File, F.Pos.Offset, F.Check, F.Message}).second)
       Out.push_back(std::move(F));
-  std::stable_sort(Out.begin(), Out.end(), [](const Finding &A, const Finding &B) {
+  // After deduplication no two findings share (file, position, check,
+  // message), so the order is total and std::sort is deterministic.
+  std::sort(Out.begin(), Out.end(), [](const Finding &A, const Finding &B) {
     return std::tie(A.Pos.File, A.Pos.Line, A.Pos.Column, A.Check, A.Message) <
            std::tie(B.Pos.File, B.Pos.Line, B.Pos.Column, B.Check, B.Message);
   });

@@ -57,8 +57,6 @@ public:
   /// line, the occurrence index of identical lines between the two, and the
   /// message with digits masked. Line numbers are not part of it.
   void fingerprint(Finding &F, llvm::StringRef Root);
-  /// The normalized text of line \p Line of \p File ("" if unreadable).
-  std::string lineText(llvm::StringRef File, unsigned Line);
 
 private:
   struct Text {
@@ -87,4 +85,4 @@ llvm::Expected<llvm::json::Value> readJsonFile(llvm::StringRef Path);
 
 } // namespace torch_tidy
 
-#endif
+#endif // TORCH_TIDY_TOOL_FINDINGS_H

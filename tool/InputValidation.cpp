@@ -13,55 +13,21 @@ using llvm::StringRef;
 
 namespace torch_tidy {
 
-// clang-tidy options that take a value, as "-opt value" or "-opt=value".
-static const char *const ValueOptions[] = {
-    "checks",      "config",        "config-file",   "export-fixes",
-    "extra-arg",   "extra-arg-before", "format-style", "header-filter",
-    "exclude-header-filter", "line-filter", "p",       "store-check-profile",
-    "vfsoverlay",  "warnings-as-errors", "load"};
-
-bool tidyOptionTakesValue(llvm::StringRef Name) {
-  return llvm::is_contained(ValueOptions, Name);
-}
-
-Invocation parseInvocation(const std::vector<std::string> &Args) {
-  Invocation Inv;
-  for (size_t I = 1; I < Args.size(); ++I) {
-    StringRef A = Args[I];
-    if (A == "--") {
-      Inv.HasFixedCommand = true;
-      for (size_t J = I + 1; J < Args.size(); ++J)
-        Inv.HasResourceDir |= StringRef(Args[J]).contains("-resource-dir");
-      break;
-    }
-    if (!A.starts_with("-") || A == "-") {
-      Inv.Sources.push_back(A.str());
-      continue;
-    }
-    StringRef Opt = A.ltrim('-');
-    auto [Name, Value] = Opt.split('=');
-    bool Inline = Opt.contains('=');
-    std::string V = Value.str();
-    if (!Inline && tidyOptionTakesValue(Name) && I + 1 < Args.size())
-      V = Args[++I];
-    if (Name == "version")
-      Inv.WantsVersion = true;
-    else if (Name == "p")
-      Inv.BuildPath = V;
-    else if (Name == "checks")
-      Inv.Checks = Inv.Checks ? *Inv.Checks + "," + V : V;
-    else if (Name == "config")
-      Inv.Config = V;
-    else if (Name == "config-file")
-      Inv.ConfigFile = V;
-    else if ((Name == "extra-arg" || Name == "extra-arg-before") &&
-             StringRef(V).contains("-resource-dir"))
-      Inv.HasResourceDir = true;
+std::optional<std::string> checkSourceFile(StringRef Path) {
+  llvm::sys::fs::file_status St;
+  if (std::error_code EC = llvm::sys::fs::status(Path, St)) {
+    if (EC == std::errc::no_such_file_or_directory)
+      return "no such file: '" + Path.str() + "'";
+    return "cannot read '" + Path.str() + "': " + EC.message();
   }
-  return Inv;
+  if (St.type() == llvm::sys::fs::file_type::directory_file)
+    return "'" + Path.str() + "' is a directory, not a source file";
+  return std::nullopt;
 }
 
-static std::optional<std::string> checkDatabase(StringRef Path) {
+static std::optional<std::string>
+checkDatabase(StringRef Path,
+              std::unique_ptr<clang::tooling::CompilationDatabase> *Out) {
   llvm::SmallString<256> File(Path);
   if (llvm::sys::fs::is_directory(File))
     llvm::sys::path::append(File, "compile_commands.json");
@@ -75,6 +41,8 @@ static std::optional<std::string> checkDatabase(StringRef Path) {
     return "malformed compilation database '" + File.str().str() +
            "': " + First.str();
   }
+  if (Out)
+    *Out = std::move(DB);
   return std::nullopt;
 }
 
@@ -134,19 +102,18 @@ static std::optional<std::string> checkConfigText(StringRef Text, StringRef From
   return std::nullopt;
 }
 
-std::optional<std::string> validateInputs(const Invocation &Inv) {
-  for (const std::string &S : Inv.Sources) {
-    if (!llvm::sys::fs::exists(S))
-      return "no such file: '" + S + "'";
-    if (llvm::sys::fs::is_directory(S))
-      return "'" + S + "' is a directory, not a source file";
-  }
-  if (Inv.BuildPath) {
-    if (auto Err = checkDatabase(*Inv.BuildPath))
+std::optional<std::string>
+validateInputs(const CommandLine &Inv,
+               std::unique_ptr<clang::tooling::CompilationDatabase> *DB) {
+  for (const std::string &S : Inv.Sources)
+    if (auto Err = checkSourceFile(S))
       return Err;
-  } else if (!Inv.HasFixedCommand && !Inv.Sources.empty()) {
-    if (auto DB = findDatabase(Inv.Sources.front()))
-      if (auto Err = checkDatabase(*DB))
+  if (Inv.BuildPath) {
+    if (auto Err = checkDatabase(*Inv.BuildPath, DB))
+      return Err;
+  } else if (!Inv.HasFixed && !Inv.Sources.empty()) {
+    if (auto Found = findDatabase(Inv.Sources.front()))
+      if (auto Err = checkDatabase(*Found, DB))
         return Err;
   }
   if (Inv.Checks)
@@ -176,7 +143,7 @@ static bool dirHasChecksConfig(StringRef Dir) {
   return Parsed && Parsed->Checks;
 }
 
-bool configFileSetsChecks(const Invocation &Inv) {
+bool configFileSetsChecks(const CommandLine &Inv) {
   std::vector<std::string> Starts = Inv.Sources;
   if (Starts.empty())
     Starts.push_back(".");

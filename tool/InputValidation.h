@@ -5,34 +5,29 @@
 #ifndef TORCH_TIDY_TOOL_INPUTVALIDATION_H
 #define TORCH_TIDY_TOOL_INPUTVALIDATION_H
 
-#include "llvm/ADT/StringRef.h"
+#include "CommandLine.h"
+#include "clang/Tooling/CompilationDatabase.h"
+#include <memory>
 #include <optional>
 #include <string>
-#include <vector>
 
 namespace torch_tidy {
 
-/// The parts of a clang-tidy command line that torch-tidy looks at.
-struct Invocation {
-  std::vector<std::string> Sources; ///< positional arguments before "--"
-  std::optional<std::string> BuildPath, Checks, Config, ConfigFile;
-  bool HasResourceDir = false;
-  bool HasFixedCommand = false; ///< "--" given: no compilation database
-  bool WantsVersion = false;
-};
-
-/// True for a clang-tidy option that takes a value ("-p build", "-p=build").
-bool tidyOptionTakesValue(llvm::StringRef Name);
-
-Invocation parseInvocation(const std::vector<std::string> &Args);
+/// Why \p Path cannot be analysed (missing, a directory, a symlink loop...),
+/// in one line; nothing when it is a readable file.
+std::optional<std::string> checkSourceFile(llvm::StringRef Path);
 
 /// A one-line description of what is wrong with the input, if anything.
-std::optional<std::string> validateInputs(const Invocation &Inv);
+/// The compilation database named by -p is loaded once; when \p DB is given
+/// it receives it, so the caller need not load it again.
+std::optional<std::string>
+validateInputs(const CommandLine &C,
+               std::unique_ptr<clang::tooling::CompilationDatabase> *DB = nullptr);
 
 /// True when some .clang-tidy above the inputs (or the working directory)
 /// sets 'Checks', so that torch-tidy must not impose its default.
-bool configFileSetsChecks(const Invocation &Inv);
+bool configFileSetsChecks(const CommandLine &C);
 
 } // namespace torch_tidy
 
-#endif
+#endif // TORCH_TIDY_TOOL_INPUTVALIDATION_H

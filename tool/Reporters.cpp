@@ -57,19 +57,31 @@ void writeSummary(llvm::raw_ostream &OS, const std::vector<Finding> &Findings,
   auto Plural = [](size_t N, StringRef One, StringRef Many) {
     return std::to_string(N) + " " + (N == 1 ? One : Many).str();
   };
+  size_t Crashes = llvm::count_if(S.Failures, [](const Failure &F) { return F.Crashed; });
   OS << "Summary: " << Plural(Findings.size(), "finding", "findings") << " in "
      << Plural(S.Files.size(), "file", "files") << " analysed; "
-     << Plural(S.Failures.size(), "file", "files") << " failed to compile\n";
+     << Plural(S.Failures.size() - Crashes, "file", "files")
+     << " failed to compile";
+  if (Crashes)
+    OS << "; " << Plural(Crashes, "analysis", "analyses") << " crashed";
+  OS << "\n";
   for (const auto &[Check, N] : countPerCheck(Findings))
     OS << "  " << Check << ": " << N << "\n";
-  if (!S.Failures.empty()) {
+  for (const Failure &F : S.Failures)
+    if (F.Crashed)
+      OS << F.Reason << "\n";
+  if (S.Failures.size() > Crashes) {
     OS << "Failed to compile:\n";
     for (const Failure &F : S.Failures)
-      OS << "  " << displayPath(F.File, Opts.Root) << ": " << F.Reason << "\n";
+      if (!F.Crashed)
+        OS << "  " << displayPath(F.File, Opts.Root) << ": " << F.Reason << "\n";
   }
   if (S.SuppressedByBaseline || S.OutsideDiff)
     OS << "Not shown: " << S.SuppressedByBaseline << " in the baseline, "
        << S.OutsideDiff << " outside the diff\n";
+}
+
+void writeStats(llvm::raw_ostream &OS, const RunSummary &S) {
   OS << llvm::formatv("Stats: -j {0}, {1:f1} s, peak worker memory {2} (mean {3})\n",
                       S.Jobs, S.Seconds, mib(S.PeakKiB), mib(S.MeanPeakKiB));
 }
@@ -116,7 +128,8 @@ void writeJson(llvm::raw_ostream &OS, const std::vector<Finding> &Findings,
     Files.push_back(displayPath(F, Opts.Root));
   for (const Failure &F : S.Failures)
     Failures.push_back(json::Object{{"file", displayPath(F.File, Opts.Root)},
-                                    {"message", F.Reason}});
+                                    {"message", F.Reason},
+                                    {"crashed", F.Crashed}});
   json::Object Summary{{"filesAnalysed", S.Files.size()},
                        {"files", std::move(Files)},
                        {"failures", std::move(Failures)},
@@ -254,7 +267,9 @@ void writeSarif(llvm::raw_ostream &OS, const std::vector<Finding> &Findings,
   for (const Failure &F : S.Failures)
     Notifications.push_back(json::Object{
         {"level", "error"},
-        {"message", json::Object{{"text", "failed to compile: " + F.Reason}}},
+        {"message",
+         json::Object{{"text", F.Crashed ? F.Reason
+                                         : "failed to compile: " + F.Reason}}},
         {"locations",
          json::Array{json::Object{
              {"physicalLocation",

@@ -9,8 +9,9 @@
 namespace torch_tidy {
 
 struct Failure {
-  std::string File;   ///< the translation unit, absolute
-  std::string Reason; ///< its first error, one line
+  std::string File;     ///< the translation unit, absolute
+  std::string Reason;   ///< its first error, one line
+  bool Crashed = false; ///< the analysis died of a signal
 };
 
 struct RunSummary {
@@ -29,9 +30,13 @@ struct ReportOptions {
 
 void writeText(llvm::raw_ostream &OS, const std::vector<Finding> &Findings,
                const ReportOptions &Opts);
-/// Findings per check, files analysed, files that failed to compile.
+/// Findings per check, files analysed, files that failed to compile or
+/// crashed. Deterministic: the same input gives the same summary.
 void writeSummary(llvm::raw_ostream &OS, const std::vector<Finding> &Findings,
                   const RunSummary &S, const ReportOptions &Opts);
+/// Jobs, wall time and peak memory: they vary between runs, so they are
+/// kept out of the report.
+void writeStats(llvm::raw_ostream &OS, const RunSummary &S);
 void writeJson(llvm::raw_ostream &OS, const std::vector<Finding> &Findings,
                const RunSummary &S, const ReportOptions &Opts);
 void writeSarif(llvm::raw_ostream &OS, const std::vector<Finding> &Findings,
@@ -43,4 +48,4 @@ llvm::Error mergeSarif(const std::vector<std::string> &Inputs,
 
 } // namespace torch_tidy
 
-#endif
+#endif // TORCH_TIDY_TOOL_REPORTERS_H

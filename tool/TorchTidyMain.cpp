@@ -1,51 +1,82 @@
 //===- TorchTidyMain.cpp - the torch-tidy command line -------------------===//
-// clang-tidy's command line with the torch module linked in. Before handing
-// over to clangTidyMain it rejects bad input with one line, supplies the
-// clang resource directory, and runs torch-* alone unless configured.
+// clang-tidy's command line with the torch module linked in. The command
+// line is parsed once (CommandLine.h). Batch mode goes to BatchDriver; a
+// single-file run is validated, then handed to clangTidyMain with the clang
+// resource directory supplied and torch-* alone enabled unless configured.
 #include "BatchDriver.h"
+#include "CommandLine.h"
 #include "InputValidation.h"
 #include "Version.h"
 #include "clang-tidy/tool/ClangTidyMain.h"
+#include "llvm/ADT/StringRef.h"
 #include "llvm/Config/llvm-config.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/raw_ostream.h"
+#include <csignal>
+#include <cstdlib>
 #include <string>
 #include <vector>
 
 extern volatile int TorchTidyModuleAnchorSource;
 
+/// Test-only fault injection for batch workers, so tests can prove that the
+/// driver survives them: TORCH_TIDY_FAULT_INJECTION=ACTION:NAME makes the
+/// worker whose source path contains NAME kill itself (kill, abort, segv) or
+/// delete its source first (delete: a file gone between listing and
+/// analysis).
+static void injectFault(const torch_tidy::CommandLine &C) {
+  const char *Spec = std::getenv("TORCH_TIDY_FAULT_INJECTION");
+  if (!Spec || C.Sources.empty())
+    return;
+  auto [Action, Name] = llvm::StringRef(Spec).split(':');
+  if (Name.empty() || !llvm::StringRef(C.Sources.front()).contains(Name))
+    return;
+  if (Action == "kill")
+    std::raise(SIGKILL);
+  else if (Action == "abort")
+    std::raise(SIGABRT);
+  else if (Action == "segv")
+    std::raise(SIGSEGV);
+  else if (Action == "delete")
+    llvm::sys::fs::remove(C.Sources.front());
+}
+
 int main(int argc, const char **argv) {
   (void)TorchTidyModuleAnchorSource;
   std::vector<std::string> Args(argv, argv + argc);
-  torch_tidy::Invocation Inv = torch_tidy::parseInvocation(Args);
+  torch_tidy::CommandLine C = torch_tidy::parseCommandLine(Args);
 
-  if (Inv.WantsVersion) {
+  if (C.WantsVersion) {
     llvm::outs() << "torch-tidy version " << TORCH_TIDY_VERSION << "\n"
                  << "  clang-tidy and LLVM version " << LLVM_VERSION_STRING
                  << "\n  checks: torch-* (LibTorch device management)\n";
     return 0;
   }
-  if (torch_tidy::isBatchInvocation(Args))
-    return torch_tidy::runBatch(Args);
-  if (auto Err = torch_tidy::validateInputs(Inv)) {
+  if (C.isBatch())
+    return torch_tidy::runBatch(C, argv[0]);
+  if (C.IsWorker) {
+    injectFault(C);
+  } else if (auto Err = torch_tidy::validateInputs(C)) {
     llvm::errs() << "torch-tidy: error: " << *Err << "\n";
     return 2;
   }
 
   std::vector<std::string> Extra;
-  if (!Inv.HasResourceDir &&
-      llvm::sys::fs::is_directory(TORCH_TIDY_RESOURCE_DIR))
+  if (!C.HasResourceDir && llvm::sys::fs::is_directory(TORCH_TIDY_RESOURCE_DIR))
     Extra.push_back(std::string("--extra-arg-before=-resource-dir=") +
                     TORCH_TIDY_RESOURCE_DIR);
-  if (!Inv.Checks && !Inv.Config && !Inv.ConfigFile &&
-      !torch_tidy::configFileSetsChecks(Inv))
+  if (!C.Checks && !C.Config && !C.ConfigFile &&
+      !torch_tidy::configFileSetsChecks(C))
     Extra.push_back("--checks=-*,torch-*");
 
-  // Our additions go right after argv[0], before any "--".
+  // Our additions go right after argv[0], before any "--"; the worker flag
+  // is ours alone and clang-tidy never sees it.
   std::vector<const char *> NewArgv{argv[0]};
   for (const std::string &E : Extra)
     NewArgv.push_back(E.c_str());
-  NewArgv.insert(NewArgv.end(), argv + 1, argv + argc);
+  for (int I = 1; I < argc; ++I)
+    if (llvm::StringRef(argv[I]) != torch_tidy::WorkerFlag)
+      NewArgv.push_back(argv[I]);
   return clang::tidy::clangTidyMain(static_cast<int>(NewArgv.size()),
                                     NewArgv.data());
 }

@@ -17,7 +17,9 @@ namespace {
 
 // A step keeps > this many bytes on the device beyond the stored scalar
 // (a detached 0-dim loss costs one 512-byte allocator block).
+#ifdef HARNESS_HAS_CUDA
 constexpr double kRetainedBytesThreshold = 4096;
+#endif
 
 struct Eval {
   torch::nn::Sequential model;
