@@ -1,6 +1,7 @@
-// Reads torch-tidy's exported diagnostics: clang-tidy --export-fixes YAML,
-// torch-tidy's JSON findings, or SARIF. The format is detected from the
-// content. The parsers are deliberately small and tolerant.
+// Reads torch-tidy's exported diagnostics: clang-tidy --export-fixes YAML
+// (yaml-cpp), torch-tidy's JSON findings or SARIF (nlohmann/json). The
+// format is taken from the content. Fields missing from a finding are left
+// empty; input that is not well-formed is an error.
 #pragma once
 
 #include <string>
@@ -23,8 +24,12 @@ struct DiagnosticsFile {
   std::vector<Diagnostic> diagnostics;
 };
 
-// Throws std::runtime_error with a one-line message when the text is in
-// none of the formats.
+// Throws std::runtime_error with a one-line message when the text is
+// malformed or in none of the formats.
 DiagnosticsFile parse_diagnostics(const std::string& text);
+
+// False when the harness was built without yaml-cpp (see CMakeLists.txt):
+// export-fixes YAML is then rejected with a message saying so.
+bool yaml_supported();
 
 }  // namespace harness

@@ -1,10 +1,8 @@
 #include "report.h"
 
 #include <algorithm>
-#include <cmath>
-#include <cstdio>
 
-#include "json.h"
+#include <nlohmann/json.hpp>
 
 namespace harness {
 
@@ -17,15 +15,6 @@ void row(std::ostream& os, const std::vector<std::string>& cells,
        << " |";
   os << "\n";
 }
-
-std::string number(double v) {
-  if (std::isnan(v) || std::isinf(v)) return "null";
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%.17g", v);
-  return buf;
-}
-// -1 (unknown) becomes null.
-std::string or_null(long v) { return v < 0 ? "null" : std::to_string(v); }
 }  // namespace
 
 // A Markdown table, so it can be pasted into docs as it is.
@@ -73,41 +62,40 @@ void print_diagnostics(std::ostream& os, const std::string& path,
 void write_json(std::ostream& os, const RunInfo& info,
                 const std::vector<Result>& results,
                 const std::vector<DiagnosticVerdict>& verdicts) {
-  os << "{\n  \"tool\": \"torch-tidy-harness\",\n"
-     << "  \"libtorch\": " << json_quote(info.libtorch) << ",\n"
-     << "  \"device\": " << json_quote(info.device) << ",\n"
-     << "  \"device_name\": " << json_quote(info.device_name) << ",\n"
-     << "  \"built_with_cuda\": " << (info.built_with_cuda ? "true" : "false")
-     << ",\n  \"date\": " << json_quote(info.date) << ",\n  \"results\": [";
-  for (size_t i = 0; i < results.size(); ++i) {
-    const Result& r = results[i];
-    os << (i ? "," : "") << "\n    {\"check\": " << json_quote(r.check)
-       << ", \"device\": " << json_quote(r.device)
-       << ", \"bad_effect\": " << json_quote(r.bad_effect)
-       << ", \"fixed_effect\": " << json_quote(r.fixed_effect)
-       << ", \"verdict\": " << json_quote(verdict_name(r.verdict))
-       << ", \"reason\": " << json_quote(r.reason) << ", \"metrics\": {";
-    for (size_t m = 0; m < r.metrics.size(); ++m)
-      os << (m ? ", " : "") << json_quote(r.metrics[m].first) << ": "
-         << number(r.metrics[m].second);
-    os << "}}";
+  using Json = nlohmann::ordered_json;  // keys in the order written here
+  // -1 (unknown) becomes null.
+  auto or_null = [](long v) { return v < 0 ? Json() : Json(v); };
+  Json doc = {{"tool", "torch-tidy-harness"},
+              {"libtorch", info.libtorch},
+              {"device", info.device},
+              {"device_name", info.device_name},
+              {"built_with_cuda", info.built_with_cuda},
+              {"date", info.date},
+              {"results", Json::array()}};
+  for (const Result& r : results) {
+    Json metrics = Json::object();  // NaN and infinities are written as null
+    for (const auto& m : r.metrics) metrics[m.first] = m.second;
+    doc["results"].push_back({{"check", r.check},
+                              {"device", r.device},
+                              {"bad_effect", r.bad_effect},
+                              {"fixed_effect", r.fixed_effect},
+                              {"verdict", verdict_name(r.verdict)},
+                              {"reason", r.reason},
+                              {"metrics", metrics}});
   }
-  os << "\n  ]";
   if (!verdicts.empty()) {
-    os << ",\n  \"diagnostics\": [";
-    for (size_t i = 0; i < verdicts.size(); ++i) {
-      const auto& v = verdicts[i];
-      os << (i ? "," : "") << "\n    {\"check\": "
-         << json_quote(v.diagnostic.check)
-         << ", \"file\": " << json_quote(v.diagnostic.file)
-         << ", \"line\": " << or_null(v.diagnostic.line)
-         << ", \"offset\": " << or_null(v.diagnostic.offset)
-         << ", \"scenario\": " << json_quote(v.scenario)
-         << ", \"verdict\": " << json_quote(v.verdict) << "}";
-    }
-    os << "\n  ]";
+    Json& diags = doc["diagnostics"] = Json::array();
+    for (const auto& v : verdicts)
+      diags.push_back({{"check", v.diagnostic.check},
+                       {"file", v.diagnostic.file},
+                       {"line", or_null(v.diagnostic.line)},
+                       {"offset", or_null(v.diagnostic.offset)},
+                       {"scenario", v.scenario},
+                       {"verdict", v.verdict}});
   }
-  os << "\n}\n";
+  // Paths from a diagnostics file need not be UTF-8: replace bad bytes
+  // rather than throw.
+  os << doc.dump(2, ' ', false, Json::error_handler_t::replace) << "\n";
 }
 
 }  // namespace harness

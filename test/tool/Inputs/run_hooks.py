@@ -9,4 +9,5 @@ for hook in yaml.safe_load(open(hooks_file)):
     if hook.get("pass_filenames", True):
         cmd += files
     rc = subprocess.run(cmd).returncode
-    print("%s: exit %d" % (hook["id"], rc))
+    # Flushed, so the line follows the hook's own output.
+    print("%s: exit %d" % (hook["id"], rc), flush=True)
