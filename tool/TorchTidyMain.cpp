@@ -56,6 +56,13 @@ int main(int argc, const char **argv) {
     return torch_tidy::runBatch(C, argv[0]);
   if (C.IsWorker) {
     injectFault(C);
+    // The parent validated everything but the file itself, which may have
+    // gone since it was listed.
+    for (const std::string &Source : C.Sources)
+      if (auto Err = torch_tidy::checkSourceFile(Source)) {
+        llvm::errs() << "torch-tidy: error: " << *Err << "\n";
+        return 2;
+      }
   } else if (auto Err = torch_tidy::validateInputs(C)) {
     llvm::errs() << "torch-tidy: error: " << *Err << "\n";
     return 2;
