@@ -19,9 +19,23 @@ for var in ("HOME", "TMPDIR"):
 flags = "%s -include-pch %s" % (config.torch_flags, config.torch_pch)
 check_script = os.path.join(config.test_source_root, "lit", "check_torch_tidy.py")
 common = ("--torch-tidy %s --clang-tidy %s --plugin %s --clangxx %s "
-          "--filecheck %s --resource-dir %s --" % (
+          "--filecheck %s --resource-dir %s" % (
               config.torch_tidy, config.clang_tidy_22, config.plugin,
               config.clangxx, config.filecheck, config.resource_dir))
+
+# A sanitizer build (-DTORCH_TIDY_SANITIZE=...) runs torch-tidy under ASan and
+# UBSan, stopping at the first error. Its checks library can not be loaded
+# into the uninstrumented clang-tidy-22, so plugin runs are skipped there.
+if config.sanitize:
+    config.available_features.add("sanitizers")
+    config.environment["ASAN_OPTIONS"] = (
+        "halt_on_error=1:abort_on_error=0:detect_leaks=1:"
+        "detect_stack_use_after_return=1:strict_string_checks=1")
+    config.environment["UBSAN_OPTIONS"] = "halt_on_error=1:print_stacktrace=1"
+    config.environment["LSAN_OPTIONS"] = "suppressions=%s" % os.path.join(
+        config.test_source_root, "lit", "lsan.supp")
+    common += " --skip-plugin"
+common += " --"
 
 config.substitutions.append(("%check_torch_tidy",
                              "%s %s %s" % (config.python, check_script, common)))

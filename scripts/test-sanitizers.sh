@@ -1,0 +1,18 @@
+#!/usr/bin/env bash
+# Builds torch-tidy with AddressSanitizer and UndefinedBehaviorSanitizer in
+# build-san/ and runs, stopping at the first sanitizer error, the tool tests
+# and every check test (plugin runs are skipped: the instrumented checks can
+# not be loaded into the uninstrumented clang-tidy-22).
+# Usage: scripts/test-sanitizers.sh [lit test paths under build-san/test]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+JOBS="${JOBS:-2}"
+cmake -S . -B build-san -G Ninja -DCMAKE_BUILD_TYPE=Release \
+  -DTORCH_TIDY_SANITIZE='address;undefined' -DTORCH_TIDY_WERROR=ON \
+  -DTORCH_TIDY_BUILD_CLANGD=OFF -DTORCH_TIDY_BUILD_HARNESS=OFF >/dev/null
+ninja -C build-san -j "$JOBS" torch-tidy TorchTidyPlugin TorchTidyChecks torch-pch
+LIT=$(command -v lit || echo /usr/lib/llvm-22/bin/lit)
+if [ $# -eq 0 ]; then
+  set -- build-san/test/tool build-san/test/checks build-san/test/examples.test
+fi
+"$LIT" -sv "$@"
