@@ -213,10 +213,14 @@ void UnregisteredMemberCheck::checkClass(const CXXRecordDecl *RD,
     if (It == Assigned.end() || It->second.empty())
       continue;
     auto &List = It->second;
-    std::stable_sort(List.begin(), List.end(),
-                     [](const Assignment &A, const Assignment &B) {
-                       return A.Place < B.Place;
-                     });
+    // By place, then source order (std::stable_sort would trip a libstdc++
+    // deprecation warning under clang).
+    std::sort(List.begin(), List.end(),
+              [](const Assignment &A, const Assignment &B) {
+                if (A.Place != B.Place)
+                  return A.Place < B.Place;
+                return A.Loc < B.Loc;
+              });
     MemberKind Kind = utils::moduleMemberKind(FD->getType());
     const Assignment &First = List.front();
     bool Tensor = Kind == MemberKind::Tensor;
