@@ -1,8 +1,8 @@
-//===- StaleOptimizerCheck.cpp - torch-stale-optimizer -------------------===//
+//===- StaleOptimizerCheck.cpp - torch-stale-optimizer --------------------===//
 #include "StaleOptimizerCheck.h"
+#include "utils/ASTHelpers.h"
 #include "utils/OptimizerFlow.h"
 #include "clang/ASTMatchers/ASTMatchFinder.h"
-#include "clang/Lex/Lexer.h"
 
 using namespace clang::ast_matchers;
 
@@ -29,13 +29,6 @@ void StaleOptimizerCheck::registerMatchers(MatchFinder *Finder) {
       this);
 }
 
-static std::string text(const Stmt *S, const SourceManager &SM,
-                        const LangOptions &LO) {
-  return Lexer::getSourceText(
-             CharSourceRange::getTokenRange(S->getSourceRange()), SM, LO)
-      .str();
-}
-
 void StaleOptimizerCheck::check(const MatchFinder::MatchResult &Result) {
   const auto *Fn = Result.Nodes.getNodeAs<FunctionDecl>("fn");
   if (Fn->isDependentContext() || Fn->isTemplateInstantiation())
@@ -43,18 +36,17 @@ void StaleOptimizerCheck::check(const MatchFinder::MatchResult &Result) {
   const SourceManager &SM = *Result.SourceManager;
   const LangOptions &LO = Result.Context->getLangOpts();
   using utils::StaleReplacement;
-  for (const StaleReplacement &R :
-       utils::findStaleReplacements(Fn->getBody(), SM)) {
+  for (const StaleReplacement &R : Modules->staleReplacements(Fn, SM)) {
     std::string Model = R.Model.Root->getName().str();
     std::string Opt = R.Optimizer->getName().str();
-    std::string Step = text(R.Step->getCallee(), SM, LO) + "()";
+    std::string Step = utils::sourceText(R.Step->getCallee(), SM, LO).str() + "()";
     switch (R.Kind) {
     case StaleReplacement::Reassigned:
       diag(R.Replacing->getBeginLoc(),
            "'%0' is replaced after optimizer '%1' was built from its "
            "parameters; '%2' keeps updating the old tensors, so the new "
            "model never trains")
-          << text(utils::asAssignment(R.Replacing).first, SM, LO) << Opt
+          << utils::sourceText(utils::asAssignment(R.Replacing).first, SM, LO) << Opt
           << Step;
       break;
     case StaleReplacement::ReplaceModule:
@@ -73,7 +65,7 @@ void StaleOptimizerCheck::check(const MatchFinder::MatchResult &Result) {
            "parameters of '%2'; '%3' keeps updating the old tensors, and "
            "forward() uses a %select{layer|tensor}4 that is neither "
            "registered nor optimized")
-          << text(LHS, SM, LO) << Opt << Model << Step << Tensor;
+          << utils::sourceText(LHS, SM, LO) << Opt << Model << Step << Tensor;
       break;
     }
     case StaleReplacement::CloneTrained:
@@ -89,7 +81,7 @@ void StaleOptimizerCheck::check(const MatchFinder::MatchResult &Result) {
     }
     diag(R.Construction->getBeginLoc(), "optimizer '%0' built from '%1' here",
          DiagnosticIDs::Note)
-        << Opt << text(R.Params, SM, LO);
+        << Opt << utils::sourceText(R.Params, SM, LO);
     diag(R.Step->getBeginLoc(), "'%0' runs here", DiagnosticIDs::Note) << Step;
   }
 }

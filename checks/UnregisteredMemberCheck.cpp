@@ -1,13 +1,13 @@
-//===- UnregisteredMemberCheck.cpp - torch-unregistered-member -----------===//
+//===- UnregisteredMemberCheck.cpp - torch-unregistered-member ------------===//
 #include "UnregisteredMemberCheck.h"
-#include "utils/ASTWalk.h"
-#include "utils/OptimizerFlow.h"
+#include "utils/ASTHelpers.h"
 #include "utils/TorchModules.h"
 #include "utils/TorchTypes.h"
 #include "clang/AST/DeclTemplate.h"
 #include "clang/ASTMatchers/ASTMatchFinder.h"
 #include "clang/Lex/Lexer.h"
-#include "clang-tidy/ClangTidyDiagnosticConsumer.h"
+#include "llvm/ADT/SmallPtrSet.h"
+#include <functional>
 
 using namespace clang::ast_matchers;
 
@@ -43,7 +43,7 @@ void UnregisteredMemberCheck::check(const MatchFinder::MatchResult &Result) {
 
 /// `nullptr`, `{nullptr}`, `()` or an empty tensor: nothing to register.
 static bool isNullValue(const Expr *E) {
-  E = utils::stripCopies(E);
+  E = utils::stripCopiesAndConversions(E);
   if (!E || isa<CXXNullPtrLiteralExpr>(E))
     return true;
   if (const auto *CE = dyn_cast<CXXConstructExpr>(E))
@@ -65,7 +65,7 @@ static bool requiresGrad(const Stmt *S) {
       if (N == "requires_grad" || N == "requires_grad_" ||
           N == "set_requires_grad") {
         const Expr *Arg = Call->getNumArgs() > 0
-                              ? utils::stripCopies(Call->getArg(0))
+                              ? utils::stripCopiesAndConversions(Call->getArg(0))
                               : nullptr;
         const auto *Lit = dyn_cast_or_null<CXXBoolLiteralExpr>(Arg);
         if (!Lit || Lit->getValue())
@@ -110,11 +110,6 @@ static void collectAssignments(
     collectAssignments(Child, Fn, Place, Out);
 }
 
-static std::string sourceText(SourceRange R, const SourceManager &SM,
-                              const LangOptions &LO) {
-  return Lexer::getSourceText(CharSourceRange::getTokenRange(R), SM, LO).str();
-}
-
 /// Wraps the value of \p A in `register_xxx("name", ...)`; nothing if the
 /// code cannot be rewritten safely (macros, braced lists).
 static void addRegistrationFix(DiagnosticBuilder &D, const FieldDecl *FD,
@@ -149,8 +144,9 @@ static void addRegistrationFix(DiagnosticBuilder &D, const FieldDecl *FD,
                         MemberKind::Tensor));
   if (FromArgs) {
     std::string Type =
-        sourceText(FD->getTypeSourceInfo()->getTypeLoc().getSourceRange(), SM,
-                   LO);
+        utils::sourceText(FD->getTypeSourceInfo()->getTypeLoc().getSourceRange(),
+                          SM, LO)
+            .str();
     bool Brace = *SM.getCharacterData(L) == '{';
     if (Type.empty())
       return;
@@ -169,7 +165,7 @@ void UnregisteredMemberCheck::checkClass(const CXXRecordDecl *RD,
   const LangOptions &LO = Result.Context->getLangOpts();
   if (utils::isTemplateCode(RD) || SM.isInSystemHeader(RD->getLocation()))
     return;
-  utils::ModuleRegistrations Regs = utils::analyzeRegistrations(RD, SM);
+  const utils::ModuleRegistrations &Regs = Modules->registrations(RD, SM);
   if (!Regs.Complete)
     return;
 
@@ -268,7 +264,7 @@ void UnregisteredMemberCheck::checkReassignments(
       if (const CXXMemberCallExpr *Call = utils::asRegisterCall(E);
           Call && Call->getNumArgs() >= 2)
         if (const auto *ME = dyn_cast<MemberExpr>(
-                utils::stripCopies(Call->getArg(1))))
+                utils::stripCopiesAndConversions(Call->getArg(1))))
           if (const auto *FD = dyn_cast<FieldDecl>(ME->getMemberDecl()))
             RegisteredHere.insert(FD);
     }
@@ -277,7 +273,6 @@ void UnregisteredMemberCheck::checkReassignments(
   };
   Walk(Fn->getBody());
 
-  std::optional<llvm::DenseSet<const Expr *>> Stale;
   for (const auto &[E, ME] : Assigns) {
     const auto *FD = dyn_cast<FieldDecl>(ME->getMemberDecl());
     MemberKind Kind =
@@ -299,24 +294,14 @@ void UnregisteredMemberCheck::checkReassignments(
         Method->getName() == "forward" &&
         (Method->getParent() == RD || Method->getParent()->isDerivedFrom(RD)))
       continue;
-    auto It = Registrations.find(RD);
-    if (It == Registrations.end())
-      It = Registrations.try_emplace(RD, utils::analyzeRegistrations(RD, SM))
-               .first;
-    const utils::Registration *Reg = It->second.find(FD);
+    const utils::Registration *Reg = Modules->registrations(RD, SM).find(FD);
     if (!Reg)
       continue;
-    // torch-stale-optimizer reports this statement when it applies.
-    if (Context->isCheckEnabled("torch-stale-optimizer")) {
-      if (!Stale) {
-        Stale.emplace();
-        for (const auto &R : utils::findStaleReplacements(Fn->getBody(), SM))
-          Stale->insert(R.Replacing);
-      }
-      if (Stale->count(E))
-        continue;
-    }
-    std::string Target = sourceText(ME->getSourceRange(), SM, LO);
+    // A check that reports stale optimizers (torch-stale-optimizer) reports
+    // this statement when it applies.
+    if (Modules->isReportedStaleReplacement(Fn, E, SM))
+      continue;
+    StringRef Target = utils::sourceText(ME, SM, LO);
     if (Kind == MemberKind::Tensor) {
       diag(E->getBeginLoc(),
            Reg->Method == "register_buffer"

@@ -1,11 +1,17 @@
-//===- CheckOptions.h - strict option parsing shared by torch-* checks ---===//
-// clang-tidy falls back to the default on a malformed option value and only
-// warns. torch-* checks report it as an error instead, so a misconfigured CI
-// gate fails (non-zero exit) rather than passing silently.
+//===- CheckOptions.h - strict option parsing -------------------*- C++ -*-===//
+//
+// Answers what a torch-* check's options say. clang-tidy falls back to the
+// default on a malformed option value and only warns. torch-* checks report
+// it as an error instead, so a misconfigured CI gate fails (non-zero exit)
+// rather than passing silently. Lists are split and joined by clang-tidy's
+// own utils/OptionsUtils.h.
+//
+//===----------------------------------------------------------------------===//
 #ifndef TORCH_TIDY_UTILS_CHECKOPTIONS_H
 #define TORCH_TIDY_UTILS_CHECKOPTIONS_H
 
 #include "clang-tidy/ClangTidyCheck.h"
+#include "llvm/ADT/StringRef.h"
 #include <string>
 #include <vector>
 
@@ -26,4 +32,4 @@ std::string joinList(const std::vector<std::string> &Items);
 
 } // namespace clang::tidy::torch::utils
 
-#endif
+#endif // TORCH_TIDY_UTILS_CHECKOPTIONS_H
