@@ -37,18 +37,18 @@ void DiscardedToCheck::registerMatchers(MatchFinder *Finder) {
   auto Discarded =
       AllowCastToVoid
           ? expr(Call)
-          : expr(anyOf(Call, ignoringImplicit(
-                                 explicitCastExpr(
-                                     hasDestinationType(voidType()),
-                                     hasSourceExpression(Call))
-                                     .bind("voidcast"))));
-  auto Statement = stmt(eachOf(
-      compoundStmt(forEach(Discarded)),
-      ifStmt(eachOf(hasThen(Discarded), hasElse(Discarded))),
-      forStmt(eachOf(hasBody(Discarded), hasIncrement(Discarded))),
-      cxxForRangeStmt(hasBody(Discarded)), whileStmt(hasBody(Discarded)),
-      doStmt(hasBody(Discarded)), switchCase(has(Discarded)),
-      labelStmt(has(Discarded))));
+          : expr(
+                anyOf(Call, ignoringImplicit(
+                                explicitCastExpr(hasDestinationType(voidType()),
+                                                 hasSourceExpression(Call))
+                                    .bind("voidcast"))));
+  auto Statement =
+      stmt(eachOf(compoundStmt(forEach(Discarded)),
+                  ifStmt(eachOf(hasThen(Discarded), hasElse(Discarded))),
+                  forStmt(eachOf(hasBody(Discarded), hasIncrement(Discarded))),
+                  cxxForRangeStmt(hasBody(Discarded)),
+                  whileStmt(hasBody(Discarded)), doStmt(hasBody(Discarded)),
+                  switchCase(has(Discarded)), labelStmt(has(Discarded))));
   // Binding the function walks only function bodies, never the parent map.
   Finder->addMatcher(
       functionDecl(isDefinition(),
@@ -99,8 +99,8 @@ static bool hasWrittenArgs(const CallExpr *Call) {
 namespace {
 /// How the receiver of a conversion can be written as an assignment target.
 struct Receiver {
-  std::string Text;     ///< source text of the receiver, "" if unnamed
-  std::string Target;   ///< assignment target: "x" or "*p"; "" if none
+  std::string Text;   ///< source text of the receiver, "" if unnamed
+  std::string Target; ///< assignment target: "x" or "*p"; "" if none
   const ValueDecl *Decl = nullptr;
 };
 } // namespace
@@ -201,10 +201,10 @@ void DiscardedToCheck::check(const MatchFinder::MatchResult &Result) {
   if (Suggestion.empty()) {
     diag(Loc, "result of 'Tensor::%0' is discarded; %1")
         << ConvName
-        << (R.Text.empty() ? std::string("the returned tensor is destroyed "
-                                         "unused")
-                           : Shown + " is unchanged and " +
-                                 lostEffect(Conv).str());
+        << (R.Text.empty()
+                ? std::string("the returned tensor is destroyed "
+                              "unused")
+                : Shown + " is unchanged and " + lostEffect(Conv).str());
   } else {
     auto D = diag(Loc, "result of 'Tensor::%0' is discarded; %1 is unchanged "
                        "and %2; assign it: '%3'")

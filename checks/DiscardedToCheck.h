@@ -3,6 +3,8 @@
 #define TORCH_TIDY_DISCARDEDTOCHECK_H
 
 #include "TorchCheck.h"
+#include <string>
+#include <vector>
 
 namespace clang::tidy::torch {
 

@@ -225,7 +225,6 @@ static bool isPerIteration(const ValueDecl *D, const Stmt *Loop,
          !utils::isBeforeExpanded(SM, Body->getEndLoc(), L);
 }
 
-
 /// Tensor-typed, history-bearing leaves of a stored value: `loss` in
 /// `push_back(loss)`, `emplace_back(name, loss)` or `insert({k, loss})`.
 static void detachPoints(const Expr *E, utils::AutogradHistory &H,
@@ -299,7 +298,7 @@ void LossAccumulationCheck::check(const MatchFinder::MatchResult &Result) {
         if (const auto *VD = dyn_cast<VarDecl>(DRE->getDecl()))
           if (const Expr *Def = H->reachingValue(VD, DRE->getBeginLoc());
               Def && utils::isBeforeExpanded(SM, Def->getEndLoc(),
-                                            Loop->getBeginLoc()))
+                                             Loop->getBeginLoc()))
             continue;
       Value = V;
       break;

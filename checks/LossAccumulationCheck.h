@@ -3,6 +3,8 @@
 #define TORCH_TIDY_LOSSACCUMULATIONCHECK_H
 
 #include "TorchCheck.h"
+#include <string>
+#include <vector>
 
 namespace clang::tidy::torch {
 

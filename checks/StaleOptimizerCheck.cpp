@@ -11,22 +11,22 @@ namespace clang::tidy::torch {
 /// An optimizer built in the function: a construction of a class derived
 /// from torch::optim::Optimizer, directly or through make_shared/unique.
 static StatementMatcher optimizerConstruction() {
-  auto OptClass = cxxRecordDecl(isSameOrDerivedFrom("::torch::optim::Optimizer"));
+  auto OptClass =
+      cxxRecordDecl(isSameOrDerivedFrom("::torch::optim::Optimizer"));
   return expr(anyOf(
       cxxConstructExpr(hasDeclaration(cxxConstructorDecl(ofClass(OptClass)))),
       callExpr(callee(functionDecl(
           hasAnyName("::std::make_shared", "::std::make_unique"),
-          hasTemplateArgument(
-              0, refersToType(qualType(hasCanonicalType(
-                     hasDeclaration(OptClass))))))))));
+          hasTemplateArgument(0, refersToType(qualType(hasCanonicalType(
+                                     hasDeclaration(OptClass))))))))));
 }
 
 void StaleOptimizerCheck::registerMatchers(MatchFinder *Finder) {
   // Only functions that build an optimizer; check() scans them in order.
-  Finder->addMatcher(
-      functionDecl(isDefinition(), hasBody(hasDescendant(optimizerConstruction())))
-          .bind("fn"),
-      this);
+  Finder->addMatcher(functionDecl(isDefinition(), hasBody(hasDescendant(
+                                                      optimizerConstruction())))
+                         .bind("fn"),
+                     this);
 }
 
 void StaleOptimizerCheck::check(const MatchFinder::MatchResult &Result) {
@@ -39,15 +39,16 @@ void StaleOptimizerCheck::check(const MatchFinder::MatchResult &Result) {
   for (const StaleReplacement &R : Modules->staleReplacements(Fn, SM)) {
     std::string Model = R.Model.Root->getName().str();
     std::string Opt = R.Optimizer->getName().str();
-    std::string Step = utils::sourceText(R.Step->getCallee(), SM, LO).str() + "()";
+    std::string Step =
+        utils::sourceText(R.Step->getCallee(), SM, LO).str() + "()";
     switch (R.Kind) {
     case StaleReplacement::Reassigned:
       diag(R.Replacing->getBeginLoc(),
            "'%0' is replaced after optimizer '%1' was built from its "
            "parameters; '%2' keeps updating the old tensors, so the new "
            "model never trains")
-          << utils::sourceText(utils::asAssignment(R.Replacing).first, SM, LO) << Opt
-          << Step;
+          << utils::sourceText(utils::asAssignment(R.Replacing).first, SM, LO)
+          << Opt << Step;
       break;
     case StaleReplacement::ReplaceModule:
       diag(R.Replacing->getExprLoc(),
@@ -58,8 +59,8 @@ void StaleOptimizerCheck::check(const MatchFinder::MatchResult &Result) {
       break;
     case StaleReplacement::MemberReassigned: {
       const Expr *LHS = utils::asAssignment(R.Replacing).first;
-      bool Tensor = utils::moduleMemberKind(LHS->getType()) ==
-                    utils::MemberKind::Tensor;
+      bool Tensor =
+          utils::moduleMemberKind(LHS->getType()) == utils::MemberKind::Tensor;
       diag(R.Replacing->getBeginLoc(),
            "'%0' is replaced after optimizer '%1' was built from the "
            "parameters of '%2'; '%3' keeps updating the old tensors, and "

@@ -15,13 +15,17 @@ using namespace clang::ast_matchers;
 namespace clang::tidy::torch {
 
 /// What the host waits for, which picks the warning's wording.
-enum class SyncWait { Value, DataDependentShape, AllQueuedWork };
+enum class SyncWait {
+  Value,   ///< a value on the device (item, cpu, equal, ...)
+  Shape,   ///< a data-dependent output size (nonzero, unique, ...)
+  AllWork, ///< all queued device work (synchronize)
+};
 
 /// Which callees an operation's names apply to.
 enum class SyncCallee {
-  TensorMethod,           ///< item, cpu, to
-  TensorMethodOrFunction, ///< or an at::/torch::/c10:: function
-  AnyLibTorch,            ///< or a method of any LibTorch class (streams)
+  Tensor,           ///< Tensor methods only
+  TensorOrFunction, ///< or an at::/torch::/c10:: function
+  AnyLibTorch,      ///< or a method of any LibTorch class (streams, events)
 };
 
 /// A built-in synchronizing operation.
@@ -36,31 +40,37 @@ struct SyncOperation {
 };
 
 /// The built-in operations, in the order of SyncFunctions' default.
+/// `to` counts only as a copy toward the CPU that waits (waitsForCopyToCPU);
+/// `operator<<` only when it prints a tensor (classify).
+// clang-format off
 static const SyncOperation SyncOperations[] = {
-    {"item", SyncWait::Value, SyncCallee::TensorMethod, {"item"}},
-    {"cpu", SyncWait::Value, SyncCallee::TensorMethod, {"cpu"}},
-    // Only a copy toward the CPU that waits (see waitsForCopyToCPU).
-    {"to", SyncWait::Value, SyncCallee::TensorMethod, {"to"}},
-    // Printing a tensor (see classify).
-    {"operator<<", SyncWait::Value, SyncCallee::TensorMethod, {}},
-    {"equal", SyncWait::Value, SyncCallee::TensorMethodOrFunction, {"equal"}},
-    {"allclose", SyncWait::Value, SyncCallee::TensorMethodOrFunction,
+  // Option          Waits for         Callee
+  //   Names                                             OutForms
+  {"item",          SyncWait::Value,   SyncCallee::Tensor,
+     {"item"}},
+  {"cpu",           SyncWait::Value,   SyncCallee::Tensor,
+     {"cpu"}},
+  {"to",            SyncWait::Value,   SyncCallee::Tensor,
+     {"to"}},
+  {"operator<<",    SyncWait::Value,   SyncCallee::Tensor,
+     {}},
+  {"equal",         SyncWait::Value,   SyncCallee::TensorOrFunction,
+     {"equal"}},
+  {"allclose",      SyncWait::Value,   SyncCallee::TensorOrFunction,
      {"allclose"}},
-    {"is_nonzero", SyncWait::Value, SyncCallee::TensorMethodOrFunction,
+  {"is_nonzero",    SyncWait::Value,   SyncCallee::TensorOrFunction,
      {"is_nonzero"}},
-    {"nonzero", SyncWait::DataDependentShape,
-     SyncCallee::TensorMethodOrFunction,
-     {"nonzero", "nonzero_numpy", "argwhere"}, /*OutForms=*/true},
-    {"masked_select", SyncWait::DataDependentShape,
-     SyncCallee::TensorMethodOrFunction, {"masked_select"}, /*OutForms=*/true},
-    {"unique", SyncWait::DataDependentShape,
-     SyncCallee::TensorMethodOrFunction,
+  {"nonzero",       SyncWait::Shape,   SyncCallee::TensorOrFunction,
+     {"nonzero", "nonzero_numpy", "argwhere"},           true},
+  {"masked_select", SyncWait::Shape,   SyncCallee::TensorOrFunction,
+     {"masked_select"},                                  true},
+  {"unique",        SyncWait::Shape,   SyncCallee::TensorOrFunction,
      {"_unique", "_unique2", "unique_dim", "unique_consecutive",
-      "unique_dim_consecutive"},
-     /*OutForms=*/true},
-    {"synchronize", SyncWait::AllQueuedWork, SyncCallee::AnyLibTorch,
+      "unique_dim_consecutive"},                         true},
+  {"synchronize",   SyncWait::AllWork, SyncCallee::AnyLibTorch,
      {"synchronize", "device_synchronize"}},
 };
+// clang-format on
 
 static unsigned bit(const SyncOperation &Op) {
   return 1u << (&Op - std::begin(SyncOperations));
@@ -152,8 +162,8 @@ static bool isCPU(const Expr *E, ASTContext &Ctx, int Depth = 0) {
     return Recurse(FC->getSubExpr());
   if (const auto *MC = dyn_cast<CXXMemberCallExpr>(E)) {
     const CXXMethodDecl *MD = MC->getMethodDecl();
-    if (!MD || MD->getParent()->getQualifiedNameAsString() !=
-                   "c10::TensorOptions")
+    if (!MD ||
+        MD->getParent()->getQualifiedNameAsString() != "c10::TensorOptions")
       return false;
     if (MD->getDeclName().isIdentifier() && MD->getName() == "device")
       return MC->getNumArgs() > 0 && Recurse(MC->getArg(0));
@@ -196,9 +206,9 @@ static bool waitsForCopyToCPU(const CallExpr *Call, const FunctionDecl *FD,
 static bool appliesTo(const SyncOperation &Op, bool TensorMethod, bool Method,
                       bool InLibTorch) {
   switch (Op.Callee) {
-  case SyncCallee::TensorMethod:
+  case SyncCallee::Tensor:
     return TensorMethod;
-  case SyncCallee::TensorMethodOrFunction:
+  case SyncCallee::TensorOrFunction:
     return TensorMethod || (!Method && InLibTorch);
   case SyncCallee::AnyLibTorch:
     return TensorMethod || InLibTorch;
@@ -355,11 +365,11 @@ void SyncInLoopCheck::report(const Expr *Call, StringRef Subject,
     return;
   const SyncWait Wait = Op ? Op->Wait : SyncWait::Value;
   StringRef Message;
-  if (Wait == SyncWait::AllQueuedWork)
+  if (Wait == SyncWait::AllWork)
     Message = "%0 makes the host wait for all queued device work on every "
               "iteration of this %1 loop; remove it, or call it only under a "
               "timing or logging interval";
-  else if (Wait == SyncWait::DataDependentShape)
+  else if (Wait == SyncWait::Shape)
     Message = "%0 makes the host wait for the device on every iteration of "
               "this %1 loop, because its output size depends on the data; "
               "use a fixed-size form (a mask with torch::where or a "

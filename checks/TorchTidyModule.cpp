@@ -4,8 +4,8 @@
 // TorchChecks.inc from it: their headers and registerTorchChecks().
 //
 //===----------------------------------------------------------------------===//
-#include "clang-tidy/ClangTidyModule.h"
 #include "TorchChecks.inc"
+#include "clang-tidy/ClangTidyModule.h"
 
 namespace clang::tidy::torch {
 

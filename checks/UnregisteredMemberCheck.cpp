@@ -40,7 +40,6 @@ void UnregisteredMemberCheck::check(const MatchFinder::MatchResult &Result) {
     checkReassignments(Fn, Result);
 }
 
-
 /// `nullptr`, `{nullptr}`, `()` or an empty tensor: nothing to register.
 static bool isNullValue(const Expr *E) {
   E = utils::stripCopiesAndConversions(E);
@@ -64,9 +63,10 @@ static bool requiresGrad(const Stmt *S) {
       StringRef N = F->getName();
       if (N == "requires_grad" || N == "requires_grad_" ||
           N == "set_requires_grad") {
-        const Expr *Arg = Call->getNumArgs() > 0
-                              ? utils::stripCopiesAndConversions(Call->getArg(0))
-                              : nullptr;
+        const Expr *Arg =
+            Call->getNumArgs() > 0
+                ? utils::stripCopiesAndConversions(Call->getArg(0))
+                : nullptr;
         const auto *Lit = dyn_cast_or_null<CXXBoolLiteralExpr>(Arg);
         if (!Lit || Lit->getValue())
           return true;
@@ -89,8 +89,8 @@ namespace {
 /// One place where a class's code gives a member a value.
 struct Assignment {
   enum PlaceTy { Ctor, Reset, InClass, Method } Place;
-  const Expr *Value = nullptr;                ///< the assigned value
-  const CXXCtorInitializer *Init = nullptr;   ///< mem-initializer form
+  const Expr *Value = nullptr;              ///< the assigned value
+  const CXXCtorInitializer *Init = nullptr; ///< mem-initializer form
   const FunctionDecl *Fn = nullptr;
   SourceLocation Loc;
 };
@@ -114,11 +114,9 @@ static void collectAssignments(
 /// code cannot be rewritten safely (macros, braced lists).
 static void addRegistrationFix(DiagnosticBuilder &D, const FieldDecl *FD,
                                MemberKind Kind, const Assignment &A,
-                               const SourceManager &SM,
-                               const LangOptions &LO) {
-  std::string Prefix = (registerMethod(Kind, A.Value) + "(\"" +
-                        FD->getName() + "\", ")
-                           .str();
+                               const SourceManager &SM, const LangOptions &LO) {
+  std::string Prefix =
+      (registerMethod(Kind, A.Value) + "(\"" + FD->getName() + "\", ").str();
   if (!A.Init) {
     SourceRange R = A.Value->getSourceRange();
     if (R.getBegin().isMacroID() || R.getEnd().isMacroID() ||
@@ -135,17 +133,17 @@ static void addRegistrationFix(DiagnosticBuilder &D, const FieldDecl *FD,
   // `fc(4, 2)` constructs the member from arguments: name its type.
   const Expr *E = utils::stripImplicit(A.Value);
   const auto *CE = dyn_cast<CXXConstructExpr>(E);
-  bool FromArgs = CE && !isa<CXXTemporaryObjectExpr>(CE) &&
-                  (CE->getNumArgs() != 1 ||
-                   utils::moduleMemberKind(CE->getArg(0)->getType()) ==
-                       MemberKind::None ||
-                   (Kind == MemberKind::Tensor) !=
-                       (utils::moduleMemberKind(CE->getArg(0)->getType()) ==
-                        MemberKind::Tensor));
+  bool FromArgs =
+      CE && !isa<CXXTemporaryObjectExpr>(CE) &&
+      (CE->getNumArgs() != 1 ||
+       utils::moduleMemberKind(CE->getArg(0)->getType()) == MemberKind::None ||
+       (Kind == MemberKind::Tensor) !=
+           (utils::moduleMemberKind(CE->getArg(0)->getType()) ==
+            MemberKind::Tensor));
   if (FromArgs) {
     std::string Type =
-        utils::sourceText(FD->getTypeSourceInfo()->getTypeLoc().getSourceRange(),
-                          SM, LO)
+        utils::sourceText(
+            FD->getTypeSourceInfo()->getTypeLoc().getSourceRange(), SM, LO)
             .str();
     bool Brace = *SM.getCharacterData(L) == '{';
     if (Type.empty())
@@ -159,8 +157,8 @@ static void addRegistrationFix(DiagnosticBuilder &D, const FieldDecl *FD,
     << FixItHint::CreateInsertion(R, ")");
 }
 
-void UnregisteredMemberCheck::checkClass(const CXXRecordDecl *RD,
-                                         const MatchFinder::MatchResult &Result) {
+void UnregisteredMemberCheck::checkClass(
+    const CXXRecordDecl *RD, const MatchFinder::MatchResult &Result) {
   const SourceManager &SM = *Result.SourceManager;
   const LangOptions &LO = Result.Context->getLangOpts();
   if (utils::isTemplateCode(RD) || SM.isInSystemHeader(RD->getLocation()))
@@ -191,17 +189,18 @@ void UnregisteredMemberCheck::checkClass(const CXXRecordDecl *RD,
       for (const CXXCtorInitializer *Init : Ctor->inits())
         if (Init->isWritten() && Init->isMemberInitializer() &&
             Assigned.count(Init->getMember()) && !isNullValue(Init->getInit()))
-          Assigned[Init->getMember()].push_back({Place, Init->getInit(), Init,
-                                                 Def, Init->getSourceLocation()});
+          Assigned[Init->getMember()].push_back(
+              {Place, Init->getInit(), Init, Def, Init->getSourceLocation()});
     } else if (Named && M->getName() == "reset") {
       Place = Assignment::Reset;
     }
     collectAssignments(Def->getBody(), Def, Place, Assigned);
   }
   for (auto &[FD, List] : Assigned)
-    if (const Expr *Init = FD->getInClassInitializer(); Init && !isNullValue(Init))
-      List.push_back({Assignment::InClass, Init, nullptr, nullptr,
-                      FD->getLocation()});
+    if (const Expr *Init = FD->getInClassInitializer();
+        Init && !isNullValue(Init))
+      List.push_back(
+          {Assignment::InClass, Init, nullptr, nullptr, FD->getLocation()});
 
   // Report fields in declaration order.
   for (const FieldDecl *FD : RD->fields()) {
@@ -217,26 +216,27 @@ void UnregisteredMemberCheck::checkClass(const CXXRecordDecl *RD,
     const Assignment &First = List.front();
     bool Tensor = Kind == MemberKind::Tensor;
     {
-    auto D = diag(First.Loc,
-                  Tensor ? "tensor member '%0' is never registered; it is "
-                           "missing from parameters() and buffers(), so an "
-                           "optimizer never sees it and module->to(device) "
-                           "does not move it; register it with %1"
-                         : "submodule '%0' is never registered; its "
-                           "parameters are missing from parameters(), so an "
-                           "optimizer never updates them, and "
-                           "module->to(device) does not move it; register it "
-                           "with %1")
-             << FD->getName() << registerMethod(Kind, First.Value);
-    // Fix where the member is initialised: each constructor, or reset() of
-    // a Cloneable (which its constructor calls).
-    bool InReset = llvm::any_of(
-        List, [](const Assignment &A) { return A.Place == Assignment::Reset; });
-    llvm::SmallPtrSet<const FunctionDecl *, 4> Fixed;
-    for (const Assignment &A : List)
-      if (A.Place == (InReset ? Assignment::Reset : Assignment::Ctor) &&
-          Fixed.insert(A.Fn).second)
-        addRegistrationFix(D, FD, Kind, A, SM, LO);
+      auto D = diag(First.Loc,
+                    Tensor ? "tensor member '%0' is never registered; it is "
+                             "missing from parameters() and buffers(), so an "
+                             "optimizer never sees it and module->to(device) "
+                             "does not move it; register it with %1"
+                           : "submodule '%0' is never registered; its "
+                             "parameters are missing from parameters(), so an "
+                             "optimizer never updates them, and "
+                             "module->to(device) does not move it; register it "
+                             "with %1")
+               << FD->getName() << registerMethod(Kind, First.Value);
+      // Fix where the member is initialised: each constructor, or reset() of
+      // a Cloneable (which its constructor calls).
+      bool InReset = llvm::any_of(List, [](const Assignment &A) {
+        return A.Place == Assignment::Reset;
+      });
+      llvm::SmallPtrSet<const FunctionDecl *, 4> Fixed;
+      for (const Assignment &A : List)
+        if (A.Place == (InReset ? Assignment::Reset : Assignment::Ctor) &&
+            Fixed.insert(A.Fn).second)
+          addRegistrationFix(D, FD, Kind, A, SM, LO);
     }
     diag(FD->getLocation(), "'%0' is declared here", DiagnosticIDs::Note)
         << FD->getName();
@@ -336,8 +336,8 @@ void UnregisteredMemberCheck::checkReassignments(
         E->getBeginLoc().isMacroID() || RHS->getEndLoc().isMacroID())
       continue;
     std::string Prefix =
-        Lexer::getSourceText(CharSourceRange::getCharRange(
-                                 ME->getBeginLoc(), ME->getMemberLoc()),
+        Lexer::getSourceText(CharSourceRange::getCharRange(ME->getBeginLoc(),
+                                                           ME->getMemberLoc()),
                              SM, LO)
             .str();
     D << FixItHint::CreateInsertion(RHS->getBeginLoc(),

@@ -14,13 +14,14 @@ Creates, from scripts/templates/:
 then adds the check to checks/checks.json and regenerates README.md's checks
 table. The summary is the README's "finds" text (Markdown, no final period).
 Right afterwards the build passes, `torch-tidy --list-checks` shows the check
-and its test passes; then replace every TODO(torch-NAME).
+and its test passes; then replace every TODO in the files it created.
 See docs/adding-a-check.md.
 """
 import json
 import os
-import re
+import shutil
 import string
+import subprocess
 import sys
 
 import gen_checks
@@ -91,6 +92,13 @@ def main():
     for path, template in files:
         with open(os.path.join(root, path), "w", encoding="utf-8") as f:
             f.write(render(template, values))
+    # The templates are formatted; a long check name can still push a line
+    # past 80 columns.
+    clang_format = shutil.which("clang-format-22") or shutil.which("clang-format")
+    if clang_format:
+        subprocess.run([clang_format, "-i", "--style=LLVM"] +
+                       [os.path.join(root, p) for p, _ in files[:2]],
+                       check=False)
     data["checks"].append({
         "name": check,
         "class_name": class_name,
@@ -111,7 +119,7 @@ def main():
         print("  " + path)
     print("Updated:\n  checks/checks.json\n  README.md")
     print("Next: build, run `lit -sv build/test/checks/%s.cpp`, then replace "
-          "every TODO(%s) (docs/adding-a-check.md)." % (check, check))
+          "every TODO in the created files (docs/adding-a-check.md)." % check)
 
 
 if __name__ == "__main__":

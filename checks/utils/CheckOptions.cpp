@@ -28,9 +28,10 @@ bool getBoolOption(const ClangTidyCheck &Check,
   return Default;
 }
 
-std::vector<std::string> getListOption(const ClangTidyCheck &Check,
-                                       const ClangTidyCheck::OptionsView &Options,
-                                       StringRef Name, StringRef Default) {
+std::vector<std::string>
+getListOption(const ClangTidyCheck &Check,
+              const ClangTidyCheck::OptionsView &Options, StringRef Name,
+              StringRef Default) {
   std::vector<std::string> Items;
   for (StringRef P : tidy::utils::options::parseStringList(
            Options.get(Name).value_or(Default))) {

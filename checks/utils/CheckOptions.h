@@ -23,9 +23,10 @@ bool getBoolOption(const ClangTidyCheck &Check,
                    bool Default);
 
 /// Reads a ';'-separated list of identifiers; a malformed entry is an error.
-std::vector<std::string> getListOption(const ClangTidyCheck &Check,
-                                       const ClangTidyCheck::OptionsView &Options,
-                                       StringRef Name, StringRef Default);
+std::vector<std::string>
+getListOption(const ClangTidyCheck &Check,
+              const ClangTidyCheck::OptionsView &Options, StringRef Name,
+              StringRef Default);
 
 /// Joins a list back into its ';'-separated option form.
 std::string joinList(const std::vector<std::string> &Items);

@@ -55,17 +55,18 @@ static HotMarker asHotMarker(const Expr *E) {
   if (const auto *MD = dyn_cast<CXXMethodDecl>(FD)) {
     const CXXRecordDecl *RD = MD->getParent();
     if (MD->getOverloadedOperator() == OO_Call)
-      return isForwardableModuleClass(RD) ? Found(HotMarkerKind::Forward, "operator()")
-                               : M;
+      return isForwardableModuleClass(RD)
+                 ? Found(HotMarkerKind::Forward, "operator()")
+                 : M;
     if (!MD->getDeclName().isIdentifier())
       return M;
     StringRef Name = MD->getName();
     if (Name == "backward" && isTensorRecord(RD))
       return Found(HotMarkerKind::Backward, "backward");
-    if ((Name == "step" || Name == "zero_grad") &&
-        isOptimizerClass(RD))
+    if ((Name == "step" || Name == "zero_grad") && isOptimizerClass(RD))
       return Found(HotMarkerKind::OptimizerStep, Name.str());
-    if ((Name == "forward" || Name == "any_forward") && isForwardableModuleClass(RD))
+    if ((Name == "forward" || Name == "any_forward") &&
+        isForwardableModuleClass(RD))
       return Found(HotMarkerKind::Forward, Name.str());
     return M;
   }

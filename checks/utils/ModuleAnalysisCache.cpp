@@ -42,11 +42,13 @@ ModuleAnalysisCache::staleReplacements(const FunctionDecl *Fn,
                                        const SourceManager &SM) {
   auto It = Stale.find(Fn);
   if (It == Stale.end()) {
-    auto RegistrationsOf = [&](const CXXRecordDecl *RD)
-        -> const ModuleRegistrations & { return registrations(RD, SM); };
-    It = Stale.emplace(Fn, findStaleReplacements(Fn->getBody(),
-                                                 RegistrationsOf))
-             .first;
+    auto RegistrationsOf =
+        [&](const CXXRecordDecl *RD) -> const ModuleRegistrations & {
+      return registrations(RD, SM);
+    };
+    It =
+        Stale.emplace(Fn, findStaleReplacements(Fn->getBody(), RegistrationsOf))
+            .first;
   }
   return It->second;
 }
@@ -54,11 +56,10 @@ ModuleAnalysisCache::staleReplacements(const FunctionDecl *Fn,
 bool ModuleAnalysisCache::isReportedStaleReplacement(const FunctionDecl *Fn,
                                                      const Expr *E,
                                                      const SourceManager &SM) {
-  return StaleReporters > 0 &&
-         llvm::any_of(staleReplacements(Fn, SM),
-                      [E](const StaleReplacement &R) {
-                        return R.Replacing == E;
-                      });
+  return StaleReporters > 0 && llvm::any_of(staleReplacements(Fn, SM),
+                                            [E](const StaleReplacement &R) {
+                                              return R.Replacing == E;
+                                            });
 }
 
 ModuleAnalysisCache::StaleReporter::StaleReporter(

@@ -67,10 +67,8 @@ public:
                                   const SourceManager &SM);
 
 private:
-  std::unordered_map<const CXXRecordDecl *, ModuleRegistrations>
-      Registrations;
-  std::unordered_map<const FunctionDecl *, std::vector<StaleReplacement>>
-      Stale;
+  std::unordered_map<const CXXRecordDecl *, ModuleRegistrations> Registrations;
+  std::unordered_map<const FunctionDecl *, std::vector<StaleReplacement>> Stale;
   unsigned StaleReporters = 0;
 };
 

@@ -86,9 +86,8 @@ void Flow::collectParams(const Stmt *S, ParamList &Out) const {
 
 void Flow::createOptimizer(const ValueDecl *V, const Expr *Construction) {
   // A rebuilt optimizer no longer holds the replaced tensors.
-  llvm::erase_if(Pending, [V](const StaleReplacement &R) {
-    return R.Optimizer == V;
-  });
+  llvm::erase_if(Pending,
+                 [V](const StaleReplacement &R) { return R.Optimizer == V; });
   Optimizer O;
   O.Construction = Construction;
   collectParams(Construction, O.Models);
@@ -161,8 +160,7 @@ void Flow::onForward(const Expr *Receiver) {
   }
   // The original is trained too: the clone is likely an evaluation copy.
   llvm::erase_if(Pending, [&](const StaleReplacement &R) {
-    return R.Kind == StaleReplacement::CloneTrained &&
-           R.Model.Root == Ref.Root;
+    return R.Kind == StaleReplacement::CloneTrained && R.Model.Root == Ref.Root;
   });
 }
 
@@ -244,8 +242,8 @@ void Flow::stepped(const ValueDecl *Opt, const CXXMemberCallExpr *Step) {
       R.Step = Step;
       Results.push_back(R);
     }
-  llvm::erase_if(Pending,
-                 [Opt](const StaleReplacement &R) { return R.Optimizer == Opt; });
+  llvm::erase_if(
+      Pending, [Opt](const StaleReplacement &R) { return R.Optimizer == Opt; });
 }
 
 void Flow::walk(const Stmt *S) {

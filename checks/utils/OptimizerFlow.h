@@ -25,14 +25,14 @@ namespace clang::tidy::torch::utils {
 struct StaleReplacement {
   enum KindTy { Reassigned, ReplaceModule, MemberReassigned, CloneTrained };
   KindTy Kind;
-  const Expr *Replacing = nullptr;    ///< assignment, call, or clone() call
-  ModuleRef Model;                    ///< the model (and member) replaced
+  const Expr *Replacing = nullptr; ///< assignment, call, or clone() call
+  ModuleRef Model;                 ///< the model (and member) replaced
   const ValueDecl *Optimizer = nullptr;
-  const Expr *Construction = nullptr; ///< where the optimizer was built
+  const Expr *Construction = nullptr;        ///< where the optimizer was built
   const CXXMemberCallExpr *Params = nullptr; ///< `net->parameters()`
   const CXXMemberCallExpr *Step = nullptr;   ///< the later `opt.step()`
-  const ValueDecl *Clone = nullptr;   ///< CloneTrained: the clone
-  const Expr *CloneUse = nullptr;     ///< CloneTrained: its forward call
+  const ValueDecl *Clone = nullptr;          ///< CloneTrained: the clone
+  const Expr *CloneUse = nullptr;            ///< CloneTrained: its forward call
 };
 
 /// The registrations of a module class (ModuleAnalysisCache::registrations).

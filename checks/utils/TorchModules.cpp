@@ -43,7 +43,8 @@ MemberKind moduleMemberKind(QualType T) {
 }
 
 const CXXMemberCallExpr *asRegisterCall(const Expr *E) {
-  const auto *Call = dyn_cast_or_null<CXXMemberCallExpr>(stripCopiesAndConversions(E));
+  const auto *Call =
+      dyn_cast_or_null<CXXMemberCallExpr>(stripCopiesAndConversions(E));
   if (!Call || !Call->getMethodDecl())
     return nullptr;
   const CXXMethodDecl *M = Call->getMethodDecl();
@@ -79,8 +80,7 @@ ModuleRef moduleRoot(const Expr *E) {
     }
     if (const auto *MC = dyn_cast<CXXMemberCallExpr>(E)) {
       const CXXMethodDecl *M = MC->getMethodDecl();
-      if (M && M->getDeclName().isIdentifier() &&
-          MC->getNumArgs() == 0 &&
+      if (M && M->getDeclName().isIdentifier() && MC->getNumArgs() == 0 &&
           (((M->getName() == "ptr" || M->getName() == "get") &&
             isSmartPointer(MC->getImplicitObjectArgument()->getType())) ||
            (M->getName() == "as" && isModuleClass(M->getParent())))) {
@@ -171,8 +171,8 @@ public:
     Registration Reg;
     Reg.Method = Call->getMethodDecl()->getName();
     if (Call->getNumArgs() > 0)
-      if (const auto *Lit =
-              dyn_cast<StringLiteral>(stripCopiesAndConversions(Call->getArg(0))))
+      if (const auto *Lit = dyn_cast<StringLiteral>(
+              stripCopiesAndConversions(Call->getArg(0))))
         Reg.Name = Lit->getString().str();
     Out.Fields.try_emplace(FD, Reg);
   }

@@ -66,8 +66,8 @@ const Expr *optimizerConstruction(const Expr *E);
 
 /// How a member of a module class is registered.
 struct Registration {
-  StringRef Method;  ///< "register_module", "register_parameter", ...
-  std::string Name;  ///< the registered name when written as a literal
+  StringRef Method; ///< "register_module", "register_parameter", ...
+  std::string Name; ///< the registered name when written as a literal
 };
 
 /// The registered members of a module class, from its constructors (bodies
