@@ -1,12 +1,10 @@
-//===- DiscardedToCheck.cpp - torch-discarded-to -------------------------===//
+//===- DiscardedToCheck.cpp - torch-discarded-to --------------------------===//
 #include "DiscardedToCheck.h"
-#include "utils/ASTWalk.h"
+#include "utils/ASTHelpers.h"
 #include "utils/CheckOptions.h"
 #include "utils/TorchTypes.h"
 #include "clang/AST/ASTContext.h"
-#include "clang/AST/DeclTemplate.h"
 #include "clang/ASTMatchers/ASTMatchFinder.h"
-#include "clang/Lex/Lexer.h"
 
 using namespace clang::ast_matchers;
 
@@ -16,7 +14,7 @@ static constexpr llvm::StringLiteral DefaultMethods =
     "to;cuda;cpu;toType;pin_memory;type_as;contiguous;detach;clone";
 
 DiscardedToCheck::DiscardedToCheck(StringRef Name, ClangTidyContext *Context)
-    : ClangTidyCheck(Name, Context),
+    : TorchCheck(Name, Context),
       Methods(utils::getListOption(*this, Options, "Methods", DefaultMethods)),
       AllowCastToVoid(
           utils::getBoolOption(*this, Options, "AllowCastToVoid", true)) {}
@@ -39,18 +37,18 @@ void DiscardedToCheck::registerMatchers(MatchFinder *Finder) {
   auto Discarded =
       AllowCastToVoid
           ? expr(Call)
-          : expr(anyOf(Call, ignoringImplicit(
-                                 explicitCastExpr(
-                                     hasDestinationType(voidType()),
-                                     hasSourceExpression(Call))
-                                     .bind("voidcast"))));
-  auto Statement = stmt(eachOf(
-      compoundStmt(forEach(Discarded)),
-      ifStmt(eachOf(hasThen(Discarded), hasElse(Discarded))),
-      forStmt(eachOf(hasBody(Discarded), hasIncrement(Discarded))),
-      cxxForRangeStmt(hasBody(Discarded)), whileStmt(hasBody(Discarded)),
-      doStmt(hasBody(Discarded)), switchCase(has(Discarded)),
-      labelStmt(has(Discarded))));
+          : expr(
+                anyOf(Call, ignoringImplicit(
+                                explicitCastExpr(hasDestinationType(voidType()),
+                                                 hasSourceExpression(Call))
+                                    .bind("voidcast"))));
+  auto Statement =
+      stmt(eachOf(compoundStmt(forEach(Discarded)),
+                  ifStmt(eachOf(hasThen(Discarded), hasElse(Discarded))),
+                  forStmt(eachOf(hasBody(Discarded), hasIncrement(Discarded))),
+                  cxxForRangeStmt(hasBody(Discarded)),
+                  whileStmt(hasBody(Discarded)), doStmt(hasBody(Discarded)),
+                  switchCase(has(Discarded)), labelStmt(has(Discarded))));
   // Binding the function walks only function bodies, never the parent map.
   Finder->addMatcher(
       functionDecl(isDefinition(),
@@ -101,8 +99,8 @@ static bool hasWrittenArgs(const CallExpr *Call) {
 namespace {
 /// How the receiver of a conversion can be written as an assignment target.
 struct Receiver {
-  std::string Text;     ///< source text of the receiver, "" if unnamed
-  std::string Target;   ///< assignment target: "x" or "*p"; "" if none
+  std::string Text;   ///< source text of the receiver, "" if unnamed
+  std::string Target; ///< assignment target: "x" or "*p"; "" if none
   const ValueDecl *Decl = nullptr;
 };
 } // namespace
@@ -131,9 +129,7 @@ static Receiver describeReceiver(const CXXMemberCallExpr *Conv,
   }
   if (!IsName)
     return R;
-  R.Text = Lexer::getSourceText(
-               CharSourceRange::getTokenRange(Obj->getSourceRange()), SM, LO)
-               .str();
+  R.Text = utils::sourceText(Obj, SM, LO).str();
   if (R.Text.empty())
     return R;
   QualType Assigned = Arrow ? Obj->getType()->getPointeeType() : Obj->getType();
@@ -171,7 +167,7 @@ void DiscardedToCheck::check(const MatchFinder::MatchResult &Result) {
   const bool InMacro = Loc.isMacroID() || Call->getBeginLoc().isMacroID();
   if (Loc.isMacroID())
     Loc = SM.getExpansionLoc(Loc);
-  if (!Reported.insert(Loc).second)
+  if (!reportOnce(Loc))
     return;
 
   StringRef ConvName = Conv->getMethodDecl()->getName();
@@ -199,16 +195,16 @@ void DiscardedToCheck::check(const MatchFinder::MatchResult &Result) {
     return;
   }
 
-  const bool Template = utils::isTemplateCode(Fn);
-  const bool Fixable = !Suggestion.empty() && !InMacro && !Template &&
+  const NoFix Why = whyNoFix(InMacro, Fn);
+  const bool Fixable = !Suggestion.empty() && Why == NoFix::Fixable &&
                        !Result.Nodes.getNodeAs<Expr>("voidcast");
   if (Suggestion.empty()) {
     diag(Loc, "result of 'Tensor::%0' is discarded; %1")
         << ConvName
-        << (R.Text.empty() ? std::string("the returned tensor is destroyed "
-                                         "unused")
-                           : Shown + " is unchanged and " +
-                                 lostEffect(Conv).str());
+        << (R.Text.empty()
+                ? std::string("the returned tensor is destroyed "
+                              "unused")
+                : Shown + " is unchanged and " + lostEffect(Conv).str());
   } else {
     auto D = diag(Loc, "result of 'Tensor::%0' is discarded; %1 is unchanged "
                        "and %2; assign it: '%3'")
@@ -218,14 +214,11 @@ void DiscardedToCheck::check(const MatchFinder::MatchResult &Result) {
   }
   if (Fixable)
     return;
-  if (!Suggestion.empty() && InMacro)
-    diag(Loc, "no automatic fix inside a macro expansion; assign the result "
-              "where the macro is defined or used",
-         DiagnosticIDs::Note);
-  else if (!Suggestion.empty() && Template)
-    diag(Loc, "no automatic fix inside a template; assign the result in the "
-              "template's source",
-         DiagnosticIDs::Note);
+  if (!Suggestion.empty() && Why != NoFix::Fixable)
+    noFixNote(Loc, Why,
+              Why == NoFix::InMacro
+                  ? "assign the result where the macro is defined or used"
+                  : "assign the result in the template's source");
   else if (!R.Text.empty() && R.Target.empty() && R.Decl)
     diag(R.Decl->getLocation(),
          "'%0' cannot be reassigned; store the result in a new variable",

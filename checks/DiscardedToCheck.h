@@ -1,9 +1,10 @@
-//===- DiscardedToCheck.h - torch-discarded-to ---------------------------===//
+//===- DiscardedToCheck.h - torch-discarded-to ------------------*- C++ -*-===//
 #ifndef TORCH_TIDY_DISCARDEDTOCHECK_H
 #define TORCH_TIDY_DISCARDEDTOCHECK_H
 
-#include "clang-tidy/ClangTidyCheck.h"
-#include "llvm/ADT/DenseSet.h"
+#include "TorchCheck.h"
+#include <string>
+#include <vector>
 
 namespace clang::tidy::torch {
 
@@ -12,27 +13,20 @@ namespace clang::tidy::torch {
 /// (`x.cuda().zero_();`): either way `x` is left unchanged.
 ///
 /// Documentation: docs/checks/torch-discarded-to.md
-class DiscardedToCheck : public ClangTidyCheck {
+class DiscardedToCheck : public TorchCheck {
 public:
   DiscardedToCheck(StringRef Name, ClangTidyContext *Context);
   void storeOptions(ClangTidyOptions::OptionMap &Opts) override;
   void registerMatchers(ast_matchers::MatchFinder *Finder) override;
   void check(const ast_matchers::MatchFinder::MatchResult &Result) override;
-  bool isLanguageVersionSupported(const LangOptions &LangOpts) const override {
-    return LangOpts.CPlusPlus;
-  }
-  std::optional<TraversalKind> getCheckTraversalKind() const override {
-    return TK_AsIs;
-  }
 
 private:
   bool isListed(const CXXMethodDecl *Method) const;
 
   std::vector<std::string> Methods;
   const bool AllowCastToVoid;
-  llvm::DenseSet<SourceLocation> Reported;
 };
 
 } // namespace clang::tidy::torch
 
-#endif
+#endif // TORCH_TIDY_DISCARDEDTOCHECK_H

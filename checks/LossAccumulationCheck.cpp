@@ -1,11 +1,10 @@
-//===- LossAccumulationCheck.cpp - torch-loss-accumulation ---------------===//
+//===- LossAccumulationCheck.cpp - torch-loss-accumulation ----------------===//
 #include "LossAccumulationCheck.h"
-#include "utils/ASTWalk.h"
+#include "utils/ASTHelpers.h"
 #include "utils/AutogradHistory.h"
 #include "utils/CheckOptions.h"
 #include "utils/TorchTypes.h"
 #include "clang/AST/ASTContext.h"
-#include "clang/AST/DeclTemplate.h"
 #include "clang/ASTMatchers/ASTMatchFinder.h"
 #include "clang/Lex/Lexer.h"
 #include <optional>
@@ -20,7 +19,7 @@ static constexpr llvm::StringLiteral DefaultContainerMethods =
 
 LossAccumulationCheck::LossAccumulationCheck(StringRef Name,
                                              ClangTidyContext *Context)
-    : ClangTidyCheck(Name, Context),
+    : TorchCheck(Name, Context),
       ContainerMethods(utils::getListOption(*this, Options, "ContainerMethods",
                                             DefaultContainerMethods)) {}
 
@@ -150,7 +149,7 @@ public:
   void walk(const Stmt *S) {
     if (!S)
       return;
-    bool IsLoop = isa<ForStmt, CXXForRangeStmt, WhileStmt, DoStmt>(S);
+    bool IsLoop = utils::isLoop(S);
     if (IsLoop)
       Loops.push_back(S);
     if (!Loops.empty())
@@ -218,24 +217,13 @@ static bool isPerIteration(const ValueDecl *D, const Stmt *Loop,
   if (const auto *FR = dyn_cast<CXXForRangeStmt>(Loop);
       FR && FR->getLoopVariable() == VD)
     return true;
-  const Stmt *Body = nullptr;
-  if (const auto *F = dyn_cast<ForStmt>(Loop))
-    Body = F->getBody();
-  else if (const auto *FR = dyn_cast<CXXForRangeStmt>(Loop))
-    Body = FR->getBody();
-  else if (const auto *W = dyn_cast<WhileStmt>(Loop))
-    Body = W->getBody();
-  else if (const auto *Do = dyn_cast<DoStmt>(Loop))
-    Body = Do->getBody();
+  const Stmt *Body = utils::loopBody(Loop);
   if (!Body)
     return false;
-  SourceLocation L = SM.getExpansionLoc(VD->getLocation());
-  return !SM.isBeforeInTranslationUnit(
-             L, SM.getExpansionLoc(Body->getBeginLoc())) &&
-         !SM.isBeforeInTranslationUnit(SM.getExpansionLoc(Body->getEndLoc()),
-                                       L);
+  SourceLocation L = VD->getLocation();
+  return !utils::isBeforeExpanded(SM, L, Body->getBeginLoc()) &&
+         !utils::isBeforeExpanded(SM, Body->getEndLoc(), L);
 }
-
 
 /// Tensor-typed, history-bearing leaves of a stored value: `loss` in
 /// `push_back(loss)`, `emplace_back(name, loss)` or `insert({k, loss})`.
@@ -278,14 +266,7 @@ void LossAccumulationCheck::check(const MatchFinder::MatchResult &Result) {
   if (Finder.Found.empty())
     return;
   std::optional<utils::AutogradHistory> H; // built on the first candidate
-  auto Before = [&](SourceLocation A, SourceLocation B) {
-    return SM.isBeforeInTranslationUnit(SM.getExpansionLoc(A),
-                                        SM.getExpansionLoc(B));
-  };
-  auto Text = [&](const Expr *E) {
-    return Lexer::getSourceText(
-        CharSourceRange::getTokenRange(E->getSourceRange()), SM, LO);
-  };
+  auto Text = [&](const Expr *E) { return utils::sourceText(E, SM, LO); };
 
   for (const Candidate &C : Finder.Found) {
     // The innermost loop whose iterations the target outlives.
@@ -301,7 +282,7 @@ void LossAccumulationCheck::check(const MatchFinder::MatchResult &Result) {
     const bool InMacro = Loc.isMacroID() || C.Store->getEndLoc().isMacroID();
     if (Loc.isMacroID())
       Loc = SM.getExpansionLoc(Loc);
-    if (Reported.contains(Loc))
+    if (isReported(Loc))
       continue;
     if (!H)
       H.emplace(Fn->getBody(), SM);
@@ -316,14 +297,15 @@ void LossAccumulationCheck::check(const MatchFinder::MatchResult &Result) {
       if (const auto *DRE = dyn_cast<DeclRefExpr>(utils::stripImplicit(V)))
         if (const auto *VD = dyn_cast<VarDecl>(DRE->getDecl()))
           if (const Expr *Def = H->reachingValue(VD, DRE->getBeginLoc());
-              Def && Before(Def->getEndLoc(), Loop->getBeginLoc()))
+              Def && utils::isBeforeExpanded(SM, Def->getEndLoc(),
+                                             Loop->getBeginLoc()))
             continue;
       Value = V;
       break;
     }
     if (!Value || H->feedsBackward(C.TargetDecl))
       continue;
-    Reported.insert(Loc);
+    reportOnce(Loc);
 
     std::vector<const Expr *> Points;
     detachPoints(Value, *H, Points);
@@ -345,8 +327,8 @@ void LossAccumulationCheck::check(const MatchFinder::MatchResult &Result) {
     if (TargetText.empty() || TargetText.size() > 40)
       TargetText = C.TargetDecl->getName();
 
-    const bool Template = utils::isTemplateCode(Fn);
-    const bool Fixable = !InMacro && !Template && !Points.empty();
+    const NoFix Why = whyNoFix(InMacro, Fn);
+    const bool Fixable = Why == NoFix::Fixable && !Points.empty();
     {
       auto D = diag(Loc, C.Kind == StoreKind::Container
                              ? "%0 is stored with its autograd graph in '%1', "
@@ -379,11 +361,7 @@ void LossAccumulationCheck::check(const MatchFinder::MatchResult &Result) {
                  "into a float",
            DiagnosticIDs::Note)
           << Base;
-    if (InMacro)
-      diag(Loc, "no automatic fix inside a macro expansion",
-           DiagnosticIDs::Note);
-    else if (Template)
-      diag(Loc, "no automatic fix inside a template", DiagnosticIDs::Note);
+    noFixNote(Loc, Why);
   }
 }
 

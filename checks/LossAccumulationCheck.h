@@ -1,9 +1,10 @@
-//===- LossAccumulationCheck.h - torch-loss-accumulation -----------------===//
+//===- LossAccumulationCheck.h - torch-loss-accumulation --------*- C++ -*-===//
 #ifndef TORCH_TIDY_LOSSACCUMULATIONCHECK_H
 #define TORCH_TIDY_LOSSACCUMULATIONCHECK_H
 
-#include "clang-tidy/ClangTidyCheck.h"
-#include "llvm/ADT/DenseSet.h"
+#include "TorchCheck.h"
+#include <string>
+#include <vector>
 
 namespace clang::tidy::torch {
 
@@ -12,24 +13,17 @@ namespace clang::tidy::torch {
 /// the iteration: every step's graph then stays in memory.
 ///
 /// Documentation: docs/checks/torch-loss-accumulation.md
-class LossAccumulationCheck : public ClangTidyCheck {
+class LossAccumulationCheck : public TorchCheck {
 public:
   LossAccumulationCheck(StringRef Name, ClangTidyContext *Context);
   void storeOptions(ClangTidyOptions::OptionMap &Opts) override;
   void registerMatchers(ast_matchers::MatchFinder *Finder) override;
   void check(const ast_matchers::MatchFinder::MatchResult &Result) override;
-  bool isLanguageVersionSupported(const LangOptions &LangOpts) const override {
-    return LangOpts.CPlusPlus;
-  }
-  std::optional<TraversalKind> getCheckTraversalKind() const override {
-    return TK_AsIs;
-  }
 
 private:
   std::vector<std::string> ContainerMethods;
-  llvm::DenseSet<SourceLocation> Reported;
 };
 
 } // namespace clang::tidy::torch
 
-#endif
+#endif // TORCH_TIDY_LOSSACCUMULATIONCHECK_H

@@ -1,8 +1,8 @@
-//===- StaleOptimizerCheck.cpp - torch-stale-optimizer -------------------===//
+//===- StaleOptimizerCheck.cpp - torch-stale-optimizer --------------------===//
 #include "StaleOptimizerCheck.h"
+#include "utils/ASTHelpers.h"
 #include "utils/OptimizerFlow.h"
 #include "clang/ASTMatchers/ASTMatchFinder.h"
-#include "clang/Lex/Lexer.h"
 
 using namespace clang::ast_matchers;
 
@@ -11,29 +11,22 @@ namespace clang::tidy::torch {
 /// An optimizer built in the function: a construction of a class derived
 /// from torch::optim::Optimizer, directly or through make_shared/unique.
 static StatementMatcher optimizerConstruction() {
-  auto OptClass = cxxRecordDecl(isSameOrDerivedFrom("::torch::optim::Optimizer"));
+  auto OptClass =
+      cxxRecordDecl(isSameOrDerivedFrom("::torch::optim::Optimizer"));
   return expr(anyOf(
       cxxConstructExpr(hasDeclaration(cxxConstructorDecl(ofClass(OptClass)))),
       callExpr(callee(functionDecl(
           hasAnyName("::std::make_shared", "::std::make_unique"),
-          hasTemplateArgument(
-              0, refersToType(qualType(hasCanonicalType(
-                     hasDeclaration(OptClass))))))))));
+          hasTemplateArgument(0, refersToType(qualType(hasCanonicalType(
+                                     hasDeclaration(OptClass))))))))));
 }
 
 void StaleOptimizerCheck::registerMatchers(MatchFinder *Finder) {
   // Only functions that build an optimizer; check() scans them in order.
-  Finder->addMatcher(
-      functionDecl(isDefinition(), hasBody(hasDescendant(optimizerConstruction())))
-          .bind("fn"),
-      this);
-}
-
-static std::string text(const Stmt *S, const SourceManager &SM,
-                        const LangOptions &LO) {
-  return Lexer::getSourceText(
-             CharSourceRange::getTokenRange(S->getSourceRange()), SM, LO)
-      .str();
+  Finder->addMatcher(functionDecl(isDefinition(), hasBody(hasDescendant(
+                                                      optimizerConstruction())))
+                         .bind("fn"),
+                     this);
 }
 
 void StaleOptimizerCheck::check(const MatchFinder::MatchResult &Result) {
@@ -43,19 +36,19 @@ void StaleOptimizerCheck::check(const MatchFinder::MatchResult &Result) {
   const SourceManager &SM = *Result.SourceManager;
   const LangOptions &LO = Result.Context->getLangOpts();
   using utils::StaleReplacement;
-  for (const StaleReplacement &R :
-       utils::findStaleReplacements(Fn->getBody(), SM)) {
+  for (const StaleReplacement &R : Modules->staleReplacements(Fn, SM)) {
     std::string Model = R.Model.Root->getName().str();
     std::string Opt = R.Optimizer->getName().str();
-    std::string Step = text(R.Step->getCallee(), SM, LO) + "()";
+    std::string Step =
+        utils::sourceText(R.Step->getCallee(), SM, LO).str() + "()";
     switch (R.Kind) {
     case StaleReplacement::Reassigned:
       diag(R.Replacing->getBeginLoc(),
            "'%0' is replaced after optimizer '%1' was built from its "
            "parameters; '%2' keeps updating the old tensors, so the new "
            "model never trains")
-          << text(utils::asAssignment(R.Replacing).first, SM, LO) << Opt
-          << Step;
+          << utils::sourceText(utils::asAssignment(R.Replacing).first, SM, LO)
+          << Opt << Step;
       break;
     case StaleReplacement::ReplaceModule:
       diag(R.Replacing->getExprLoc(),
@@ -66,14 +59,14 @@ void StaleOptimizerCheck::check(const MatchFinder::MatchResult &Result) {
       break;
     case StaleReplacement::MemberReassigned: {
       const Expr *LHS = utils::asAssignment(R.Replacing).first;
-      bool Tensor = utils::moduleMemberKind(LHS->getType()) ==
-                    utils::MemberKind::Tensor;
+      bool Tensor =
+          utils::moduleMemberKind(LHS->getType()) == utils::MemberKind::Tensor;
       diag(R.Replacing->getBeginLoc(),
            "'%0' is replaced after optimizer '%1' was built from the "
            "parameters of '%2'; '%3' keeps updating the old tensors, and "
            "forward() uses a %select{layer|tensor}4 that is neither "
            "registered nor optimized")
-          << text(LHS, SM, LO) << Opt << Model << Step << Tensor;
+          << utils::sourceText(LHS, SM, LO) << Opt << Model << Step << Tensor;
       break;
     }
     case StaleReplacement::CloneTrained:
@@ -89,7 +82,7 @@ void StaleOptimizerCheck::check(const MatchFinder::MatchResult &Result) {
     }
     diag(R.Construction->getBeginLoc(), "optimizer '%0' built from '%1' here",
          DiagnosticIDs::Note)
-        << Opt << text(R.Params, SM, LO);
+        << Opt << utils::sourceText(R.Params, SM, LO);
     diag(R.Step->getBeginLoc(), "'%0' runs here", DiagnosticIDs::Note) << Step;
   }
 }

@@ -1,8 +1,9 @@
-//===- StaleOptimizerCheck.h - torch-stale-optimizer ---------------------===//
+//===- StaleOptimizerCheck.h - torch-stale-optimizer ------------*- C++ -*-===//
 #ifndef TORCH_TIDY_STALEOPTIMIZERCHECK_H
 #define TORCH_TIDY_STALEOPTIMIZERCHECK_H
 
-#include "clang-tidy/ClangTidyCheck.h"
+#include "TorchCheck.h"
+#include "utils/ModuleAnalysisCache.h"
 
 namespace clang::tidy::torch {
 
@@ -12,20 +13,23 @@ namespace clang::tidy::torch {
 /// optimizer keeps updating the old tensors.
 ///
 /// Documentation: docs/checks/torch-stale-optimizer.md
-class StaleOptimizerCheck : public ClangTidyCheck {
+class StaleOptimizerCheck : public TorchCheck {
 public:
   StaleOptimizerCheck(StringRef Name, ClangTidyContext *Context)
-      : ClangTidyCheck(Name, Context) {}
+      : TorchCheck(Name, Context),
+        Modules(utils::ModuleAnalysisCache::forContext(Context)) {}
   void registerMatchers(ast_matchers::MatchFinder *Finder) override;
   void check(const ast_matchers::MatchFinder::MatchResult &Result) override;
-  bool isLanguageVersionSupported(const LangOptions &LangOpts) const override {
-    return LangOpts.CPlusPlus;
+  void onStartOfTranslationUnit() override {
+    TorchCheck::onStartOfTranslationUnit();
+    Modules->clear();
   }
-  std::optional<TraversalKind> getCheckTraversalKind() const override {
-    return TK_AsIs;
-  }
+
+private:
+  /// Other checks leave the replacements it reports to it.
+  utils::ModuleAnalysisCache::StaleReporter Modules;
 };
 
 } // namespace clang::tidy::torch
 
-#endif
+#endif // TORCH_TIDY_STALEOPTIMIZERCHECK_H

@@ -1,72 +1,120 @@
-//===- SyncInLoopCheck.cpp - torch-sync-in-loop --------------------------===//
+//===- SyncInLoopCheck.cpp - torch-sync-in-loop ---------------------------===//
 #include "SyncInLoopCheck.h"
+#include "utils/ASTHelpers.h"
 #include "utils/CheckOptions.h"
 #include "utils/TorchTypes.h"
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/StmtCXX.h"
 #include "clang/ASTMatchers/ASTMatchFinder.h"
 #include "llvm/ADT/SmallPtrSet.h"
-#include "llvm/ADT/StringSwitch.h"
+#include "llvm/ADT/StringExtras.h"
+#include <iterator>
 
 using namespace clang::ast_matchers;
 
 namespace clang::tidy::torch {
 
-static constexpr llvm::StringLiteral DefaultSyncFunctions =
-    "item;cpu;to;operator<<;equal;allclose;is_nonzero;nonzero;masked_select;"
-    "unique;synchronize";
+/// What the host waits for, which picks the warning's wording.
+enum class SyncWait {
+  Value,   ///< a value on the device (item, cpu, equal, ...)
+  Shape,   ///< a data-dependent output size (nonzero, unique, ...)
+  AllWork, ///< all queued device work (synchronize)
+};
 
-static unsigned builtinKind(StringRef Name) {
-  using C = SyncInLoopCheck;
-  return llvm::StringSwitch<unsigned>(Name)
-      .Case("item", C::SK_Item)
-      .Case("cpu", C::SK_Cpu)
-      .Case("to", C::SK_To)
-      .Case("operator<<", C::SK_Stream)
-      .Case("equal", C::SK_Equal)
-      .Case("allclose", C::SK_Allclose)
-      .Case("is_nonzero", C::SK_IsNonzero)
-      .Case("nonzero", C::SK_Nonzero)
-      .Case("masked_select", C::SK_MaskedSelect)
-      .Case("unique", C::SK_Unique)
-      .Case("synchronize", C::SK_Synchronize)
-      .Default(0);
+/// Which callees an operation's names apply to.
+enum class SyncCallee {
+  Tensor,           ///< Tensor methods only
+  TensorOrFunction, ///< or an at::/torch::/c10:: function
+  AnyLibTorch,      ///< or a method of any LibTorch class (streams, events)
+};
+
+/// A built-in synchronizing operation.
+struct SyncOperation {
+  llvm::StringLiteral Option; ///< its entry in SyncFunctions
+  SyncWait Wait;
+  SyncCallee Callee;
+  /// The LibTorch names it covers; with OutForms, their _out/_outf forms
+  /// too. `operator<<` has none: it is recognised by its parameters.
+  StringRef Names[5];
+  bool OutForms = false;
+};
+
+/// The built-in operations, in the order of SyncFunctions' default.
+/// `to` counts only as a copy toward the CPU that waits (waitsForCopyToCPU);
+/// `operator<<` only when it prints a tensor (classify).
+// clang-format off
+static const SyncOperation SyncOperations[] = {
+  // Option          Waits for         Callee
+  //   Names                                             OutForms
+  {"item",          SyncWait::Value,   SyncCallee::Tensor,
+     {"item"}},
+  {"cpu",           SyncWait::Value,   SyncCallee::Tensor,
+     {"cpu"}},
+  {"to",            SyncWait::Value,   SyncCallee::Tensor,
+     {"to"}},
+  {"operator<<",    SyncWait::Value,   SyncCallee::Tensor,
+     {}},
+  {"equal",         SyncWait::Value,   SyncCallee::TensorOrFunction,
+     {"equal"}},
+  {"allclose",      SyncWait::Value,   SyncCallee::TensorOrFunction,
+     {"allclose"}},
+  {"is_nonzero",    SyncWait::Value,   SyncCallee::TensorOrFunction,
+     {"is_nonzero"}},
+  {"nonzero",       SyncWait::Shape,   SyncCallee::TensorOrFunction,
+     {"nonzero", "nonzero_numpy", "argwhere"},           true},
+  {"masked_select", SyncWait::Shape,   SyncCallee::TensorOrFunction,
+     {"masked_select"},                                  true},
+  {"unique",        SyncWait::Shape,   SyncCallee::TensorOrFunction,
+     {"_unique", "_unique2", "unique_dim", "unique_consecutive",
+      "unique_dim_consecutive"},                         true},
+  {"synchronize",   SyncWait::AllWork, SyncCallee::AnyLibTorch,
+     {"synchronize", "device_synchronize"}},
+};
+// clang-format on
+
+static unsigned bit(const SyncOperation &Op) {
+  return 1u << (&Op - std::begin(SyncOperations));
 }
 
-/// The built-in kind of a LibTorch operation name (a Tensor method or an
-/// at:: function). Data-dependent ops include their _out/_outf forms.
-static unsigned operationKind(StringRef Name) {
-  using C = SyncInLoopCheck;
-  if (unsigned K = llvm::StringSwitch<unsigned>(Name)
-                       .Case("item", C::SK_Item)
-                       .Case("cpu", C::SK_Cpu)
-                       .Case("to", C::SK_To)
-                       .Case("equal", C::SK_Equal)
-                       .Case("allclose", C::SK_Allclose)
-                       .Case("is_nonzero", C::SK_IsNonzero)
-                       .Cases({"synchronize", "device_synchronize"},
-                              C::SK_Synchronize)
-                       .Default(0))
-    return K;
-  Name.consume_back("_outf") || Name.consume_back("_out");
-  return llvm::StringSwitch<unsigned>(Name)
-      .Cases({"nonzero", "nonzero_numpy", "argwhere"}, C::SK_Nonzero)
-      .Case("masked_select", C::SK_MaskedSelect)
-      .Cases({"_unique", "_unique2", "unique_dim", "unique_consecutive",
-              "unique_dim_consecutive"},
-             C::SK_Unique)
-      .Default(0);
+static const SyncOperation *operationByOption(StringRef Option) {
+  for (const SyncOperation &Op : SyncOperations)
+    if (Op.Option == Option)
+      return &Op;
+  return nullptr;
+}
+
+/// The built-in operation named \p Name (a Tensor method or a LibTorch
+/// function), or null.
+static const SyncOperation *operationByName(StringRef Name) {
+  StringRef Base = Name;
+  Base.consume_back("_outf") || Base.consume_back("_out");
+  for (const SyncOperation &Op : SyncOperations)
+    for (StringRef N : Op.Names)
+      if (!N.empty() && (N == Name || (Op.OutForms && N == Base)))
+        return &Op;
+  return nullptr;
+}
+
+/// The default of SyncFunctions: every built-in operation.
+static StringRef defaultSyncFunctions() {
+  static const std::string Default = [] {
+    std::vector<StringRef> Options;
+    for (const SyncOperation &Op : SyncOperations)
+      Options.push_back(Op.Option);
+    return llvm::join(Options, ";");
+  }();
+  return Default;
 }
 
 SyncInLoopCheck::SyncInLoopCheck(StringRef Name, ClangTidyContext *Context)
-    : ClangTidyCheck(Name, Context),
+    : TorchCheck(Name, Context),
       SyncFunctions(utils::getListOption(*this, Options, "SyncFunctions",
-                                         DefaultSyncFunctions)),
+                                         defaultSyncFunctions())),
       AllowInPeriodicGuard(
           utils::getBoolOption(*this, Options, "AllowInPeriodicGuard", true)) {
   for (const std::string &F : SyncFunctions) {
-    if (unsigned K = builtinKind(F))
-      Enabled |= K;
+    if (const SyncOperation *Op = operationByOption(F))
+      Enabled |= bit(*Op);
     else
       Custom.push_back(StringRef(F).ltrim(':').str());
   }
@@ -114,8 +162,8 @@ static bool isCPU(const Expr *E, ASTContext &Ctx, int Depth = 0) {
     return Recurse(FC->getSubExpr());
   if (const auto *MC = dyn_cast<CXXMemberCallExpr>(E)) {
     const CXXMethodDecl *MD = MC->getMethodDecl();
-    if (!MD || MD->getParent()->getQualifiedNameAsString() !=
-                   "c10::TensorOptions")
+    if (!MD ||
+        MD->getParent()->getQualifiedNameAsString() != "c10::TensorOptions")
       return false;
     if (MD->getDeclName().isIdentifier() && MD->getName() == "device")
       return MC->getNumArgs() > 0 && Recurse(MC->getArg(0));
@@ -154,11 +202,21 @@ static bool waitsForCopyToCPU(const CallExpr *Call, const FunctionDecl *FD,
   return ToCPU;
 }
 
-static bool isLibTorchNamespace(StringRef NS) {
-  return NS == "at" || NS == "torch" || NS == "c10";
+/// Whether \p Op's names apply to a callee of this kind.
+static bool appliesTo(const SyncOperation &Op, bool TensorMethod, bool Method,
+                      bool InLibTorch) {
+  switch (Op.Callee) {
+  case SyncCallee::Tensor:
+    return TensorMethod;
+  case SyncCallee::TensorOrFunction:
+    return TensorMethod || (!Method && InLibTorch);
+  case SyncCallee::AnyLibTorch:
+    return TensorMethod || InLibTorch;
+  }
+  return false;
 }
 
-std::pair<std::string, unsigned>
+std::pair<std::string, const SyncOperation *>
 SyncInLoopCheck::classify(const Expr *E, bool ResultUsed,
                           ASTContext &Ctx) const {
   const auto *Call = dyn_cast<CallExpr>(E);
@@ -171,8 +229,9 @@ SyncInLoopCheck::classify(const Expr *E, bool ResultUsed,
         llvm::any_of(FD->parameters(), [](const ParmVarDecl *P) {
           return utils::isTensorType(P->getType());
         });
-    if ((Enabled & SK_Stream) && PrintsTensor)
-      return {"printing a tensor with 'operator<<'", SK_Stream};
+    const SyncOperation *Printing = operationByOption("operator<<");
+    if (PrintsTensor && (Enabled & bit(*Printing)))
+      return {"printing a tensor with 'operator<<'", Printing};
     return {};
   }
   if (!FD->getDeclName().isIdentifier())
@@ -180,8 +239,7 @@ SyncInLoopCheck::classify(const Expr *E, bool ResultUsed,
   StringRef Name = FD->getName();
   const auto *MD = dyn_cast<CXXMethodDecl>(FD);
   const bool TensorMethod = MD && utils::isTensorRecord(MD->getParent());
-  const bool InLibTorch =
-      isLibTorchNamespace(utils::outermostNamespace(FD));
+  const bool InLibTorch = utils::isLibTorchDecl(FD);
   auto Shown = [&] {
     return "'" +
            (TensorMethod ? ("Tensor::" + Name).str()
@@ -189,23 +247,21 @@ SyncInLoopCheck::classify(const Expr *E, bool ResultUsed,
            "'";
   };
 
-  unsigned K = (TensorMethod || InLibTorch) ? operationKind(Name) : 0;
-  // Methods other than Tensor's: only stream/event synchronize().
-  if (MD && !TensorMethod && K != SK_Synchronize)
-    K = 0;
-  if ((K == SK_Item || K == SK_Cpu || K == SK_To) && !TensorMethod)
-    K = 0;
-  if (K == SK_To && !(ResultUsed && waitsForCopyToCPU(Call, FD, Ctx)))
-    K = 0;
-  if (K & Enabled)
-    return {Shown() + (K == SK_To ? " toward the CPU" : ""), K};
+  const SyncOperation *Op = operationByName(Name);
+  if (Op && !appliesTo(*Op, TensorMethod, MD, InLibTorch))
+    Op = nullptr;
+  const bool IsTo = Op && Op->Option == "to";
+  if (IsTo && !(ResultUsed && waitsForCopyToCPU(Call, FD, Ctx)))
+    Op = nullptr;
+  if (Op && (Enabled & bit(*Op)))
+    return {Shown() + (IsTo ? " toward the CPU" : ""), Op};
 
   for (const std::string &C : Custom) {
     bool Match = StringRef(C).contains("::")
                      ? FD->getQualifiedNameAsString() == C
                      : Name == C && (TensorMethod || (!MD && InLibTorch));
     if (Match)
-      return {Shown(), 0};
+      return {Shown(), nullptr};
   }
   return {};
 }
@@ -262,7 +318,7 @@ struct SyncInLoopCheck::Walk {
       return;
     if (utils::isLoop(S)) {
       markLoopPositions(S);
-      if (!utils::findHotMarker(S, Ctx))
+      if (!utils::findHotMarker(S))
         return visitChildren(S);
       // Hot by itself: only the parts that run once per outer iteration.
       auto Parts = utils::iterationParts(S);
@@ -291,27 +347,29 @@ struct SyncInLoopCheck::Walk {
     } else if (const auto *L = dyn_cast<LabelStmt>(S)) {
       statementPosition(L->getSubStmt());
     } else if (const auto *E = dyn_cast<Expr>(S)) {
-      auto [Subject, Kind] =
+      auto [Subject, Op] =
           Check.classify(E, !Discarded.contains(utils::stripImplicit(E)), Ctx);
       if (!Subject.empty())
-        Check.report(E, Subject, Kind, Marker, Ctx.getSourceManager());
+        Check.report(E, Subject, Op, Marker, Ctx.getSourceManager());
     }
     visitChildren(S);
   }
 };
 
 void SyncInLoopCheck::report(const Expr *Call, StringRef Subject,
-                             unsigned Kind, const utils::HotMarker &Marker,
+                             const SyncOperation *Op,
+                             const utils::HotMarker &Marker,
                              const SourceManager &SM) {
   SourceLocation Loc = SM.getFileLoc(Call->getExprLoc());
-  if (!Reported.insert(Loc).second)
+  if (!reportOnce(Loc))
     return;
+  const SyncWait Wait = Op ? Op->Wait : SyncWait::Value;
   StringRef Message;
-  if (Kind == SK_Synchronize)
+  if (Wait == SyncWait::AllWork)
     Message = "%0 makes the host wait for all queued device work on every "
               "iteration of this %1 loop; remove it, or call it only under a "
               "timing or logging interval";
-  else if (Kind == SK_Nonzero || Kind == SK_MaskedSelect || Kind == SK_Unique)
+  else if (Wait == SyncWait::Shape)
     Message = "%0 makes the host wait for the device on every iteration of "
               "this %1 loop, because its output size depends on the data; "
               "use a fixed-size form (a mask with torch::where or a "
@@ -328,7 +386,7 @@ void SyncInLoopCheck::report(const Expr *Call, StringRef Subject,
 void SyncInLoopCheck::check(const MatchFinder::MatchResult &Result) {
   const auto *Loop = Result.Nodes.getNodeAs<Stmt>("loop");
   ASTContext &Ctx = *Result.Context;
-  utils::HotMarker Marker = utils::findHotMarker(Loop, Ctx);
+  utils::HotMarker Marker = utils::findHotMarker(Loop);
   if (!Marker)
     return;
   Walk W{*this, Marker, Ctx, {}};

@@ -1,24 +1,18 @@
-//===- TorchTidyModule.cpp - the 'torch' clang-tidy module ---------------===//
-#include "DiscardedToCheck.h"
-#include "LossAccumulationCheck.h"
-#include "StaleOptimizerCheck.h"
-#include "SyncInLoopCheck.h"
-#include "UnregisteredMemberCheck.h"
+//===- TorchTidyModule.cpp - the 'torch' clang-tidy module ----------------===//
+//
+// The checks are listed in checks.json; scripts/gen_checks.py generates
+// TorchChecks.inc from it: their headers and registerTorchChecks().
+//
+//===----------------------------------------------------------------------===//
+#include "TorchChecks.inc"
 #include "clang-tidy/ClangTidyModule.h"
-#include "clang-tidy/ClangTidyModuleRegistry.h"
 
 namespace clang::tidy::torch {
 
 class TorchModule : public ClangTidyModule {
 public:
   void addCheckFactories(ClangTidyCheckFactories &Factories) override {
-    Factories.registerCheck<DiscardedToCheck>("torch-discarded-to");
-    Factories.registerCheck<LossAccumulationCheck>(
-        "torch-loss-accumulation");
-    Factories.registerCheck<StaleOptimizerCheck>("torch-stale-optimizer");
-    Factories.registerCheck<UnregisteredMemberCheck>(
-        "torch-unregistered-member");
-    Factories.registerCheck<SyncInLoopCheck>("torch-sync-in-loop");
+    registerTorchChecks(Factories);
   }
 };
 

@@ -1,13 +1,13 @@
-//===- UnregisteredMemberCheck.cpp - torch-unregistered-member -----------===//
+//===- UnregisteredMemberCheck.cpp - torch-unregistered-member ------------===//
 #include "UnregisteredMemberCheck.h"
-#include "utils/ASTWalk.h"
-#include "utils/OptimizerFlow.h"
+#include "utils/ASTHelpers.h"
 #include "utils/TorchModules.h"
 #include "utils/TorchTypes.h"
 #include "clang/AST/DeclTemplate.h"
 #include "clang/ASTMatchers/ASTMatchFinder.h"
 #include "clang/Lex/Lexer.h"
-#include "clang-tidy/ClangTidyDiagnosticConsumer.h"
+#include "llvm/ADT/SmallPtrSet.h"
+#include <functional>
 
 using namespace clang::ast_matchers;
 
@@ -40,10 +40,9 @@ void UnregisteredMemberCheck::check(const MatchFinder::MatchResult &Result) {
     checkReassignments(Fn, Result);
 }
 
-
 /// `nullptr`, `{nullptr}`, `()` or an empty tensor: nothing to register.
 static bool isNullValue(const Expr *E) {
-  E = utils::stripCopies(E);
+  E = utils::stripCopiesAndConversions(E);
   if (!E || isa<CXXNullPtrLiteralExpr>(E))
     return true;
   if (const auto *CE = dyn_cast<CXXConstructExpr>(E))
@@ -64,9 +63,10 @@ static bool requiresGrad(const Stmt *S) {
       StringRef N = F->getName();
       if (N == "requires_grad" || N == "requires_grad_" ||
           N == "set_requires_grad") {
-        const Expr *Arg = Call->getNumArgs() > 0
-                              ? utils::stripCopies(Call->getArg(0))
-                              : nullptr;
+        const Expr *Arg =
+            Call->getNumArgs() > 0
+                ? utils::stripCopiesAndConversions(Call->getArg(0))
+                : nullptr;
         const auto *Lit = dyn_cast_or_null<CXXBoolLiteralExpr>(Arg);
         if (!Lit || Lit->getValue())
           return true;
@@ -89,8 +89,8 @@ namespace {
 /// One place where a class's code gives a member a value.
 struct Assignment {
   enum PlaceTy { Ctor, Reset, InClass, Method } Place;
-  const Expr *Value = nullptr;                ///< the assigned value
-  const CXXCtorInitializer *Init = nullptr;   ///< mem-initializer form
+  const Expr *Value = nullptr;              ///< the assigned value
+  const CXXCtorInitializer *Init = nullptr; ///< mem-initializer form
   const FunctionDecl *Fn = nullptr;
   SourceLocation Loc;
 };
@@ -110,20 +110,13 @@ static void collectAssignments(
     collectAssignments(Child, Fn, Place, Out);
 }
 
-static std::string sourceText(SourceRange R, const SourceManager &SM,
-                              const LangOptions &LO) {
-  return Lexer::getSourceText(CharSourceRange::getTokenRange(R), SM, LO).str();
-}
-
 /// Wraps the value of \p A in `register_xxx("name", ...)`; nothing if the
 /// code cannot be rewritten safely (macros, braced lists).
 static void addRegistrationFix(DiagnosticBuilder &D, const FieldDecl *FD,
                                MemberKind Kind, const Assignment &A,
-                               const SourceManager &SM,
-                               const LangOptions &LO) {
-  std::string Prefix = (registerMethod(Kind, A.Value) + "(\"" +
-                        FD->getName() + "\", ")
-                           .str();
+                               const SourceManager &SM, const LangOptions &LO) {
+  std::string Prefix =
+      (registerMethod(Kind, A.Value) + "(\"" + FD->getName() + "\", ").str();
   if (!A.Init) {
     SourceRange R = A.Value->getSourceRange();
     if (R.getBegin().isMacroID() || R.getEnd().isMacroID() ||
@@ -140,17 +133,18 @@ static void addRegistrationFix(DiagnosticBuilder &D, const FieldDecl *FD,
   // `fc(4, 2)` constructs the member from arguments: name its type.
   const Expr *E = utils::stripImplicit(A.Value);
   const auto *CE = dyn_cast<CXXConstructExpr>(E);
-  bool FromArgs = CE && !isa<CXXTemporaryObjectExpr>(CE) &&
-                  (CE->getNumArgs() != 1 ||
-                   utils::moduleMemberKind(CE->getArg(0)->getType()) ==
-                       MemberKind::None ||
-                   (Kind == MemberKind::Tensor) !=
-                       (utils::moduleMemberKind(CE->getArg(0)->getType()) ==
-                        MemberKind::Tensor));
+  bool FromArgs =
+      CE && !isa<CXXTemporaryObjectExpr>(CE) &&
+      (CE->getNumArgs() != 1 ||
+       utils::moduleMemberKind(CE->getArg(0)->getType()) == MemberKind::None ||
+       (Kind == MemberKind::Tensor) !=
+           (utils::moduleMemberKind(CE->getArg(0)->getType()) ==
+            MemberKind::Tensor));
   if (FromArgs) {
     std::string Type =
-        sourceText(FD->getTypeSourceInfo()->getTypeLoc().getSourceRange(), SM,
-                   LO);
+        utils::sourceText(
+            FD->getTypeSourceInfo()->getTypeLoc().getSourceRange(), SM, LO)
+            .str();
     bool Brace = *SM.getCharacterData(L) == '{';
     if (Type.empty())
       return;
@@ -163,13 +157,13 @@ static void addRegistrationFix(DiagnosticBuilder &D, const FieldDecl *FD,
     << FixItHint::CreateInsertion(R, ")");
 }
 
-void UnregisteredMemberCheck::checkClass(const CXXRecordDecl *RD,
-                                         const MatchFinder::MatchResult &Result) {
+void UnregisteredMemberCheck::checkClass(
+    const CXXRecordDecl *RD, const MatchFinder::MatchResult &Result) {
   const SourceManager &SM = *Result.SourceManager;
   const LangOptions &LO = Result.Context->getLangOpts();
   if (utils::isTemplateCode(RD) || SM.isInSystemHeader(RD->getLocation()))
     return;
-  utils::ModuleRegistrations Regs = utils::analyzeRegistrations(RD, SM);
+  const utils::ModuleRegistrations &Regs = Modules->registrations(RD, SM);
   if (!Regs.Complete)
     return;
 
@@ -195,17 +189,18 @@ void UnregisteredMemberCheck::checkClass(const CXXRecordDecl *RD,
       for (const CXXCtorInitializer *Init : Ctor->inits())
         if (Init->isWritten() && Init->isMemberInitializer() &&
             Assigned.count(Init->getMember()) && !isNullValue(Init->getInit()))
-          Assigned[Init->getMember()].push_back({Place, Init->getInit(), Init,
-                                                 Def, Init->getSourceLocation()});
+          Assigned[Init->getMember()].push_back(
+              {Place, Init->getInit(), Init, Def, Init->getSourceLocation()});
     } else if (Named && M->getName() == "reset") {
       Place = Assignment::Reset;
     }
     collectAssignments(Def->getBody(), Def, Place, Assigned);
   }
   for (auto &[FD, List] : Assigned)
-    if (const Expr *Init = FD->getInClassInitializer(); Init && !isNullValue(Init))
-      List.push_back({Assignment::InClass, Init, nullptr, nullptr,
-                      FD->getLocation()});
+    if (const Expr *Init = FD->getInClassInitializer();
+        Init && !isNullValue(Init))
+      List.push_back(
+          {Assignment::InClass, Init, nullptr, nullptr, FD->getLocation()});
 
   // Report fields in declaration order.
   for (const FieldDecl *FD : RD->fields()) {
@@ -225,26 +220,27 @@ void UnregisteredMemberCheck::checkClass(const CXXRecordDecl *RD,
     const Assignment &First = List.front();
     bool Tensor = Kind == MemberKind::Tensor;
     {
-    auto D = diag(First.Loc,
-                  Tensor ? "tensor member '%0' is never registered; it is "
-                           "missing from parameters() and buffers(), so an "
-                           "optimizer never sees it and module->to(device) "
-                           "does not move it; register it with %1"
-                         : "submodule '%0' is never registered; its "
-                           "parameters are missing from parameters(), so an "
-                           "optimizer never updates them, and "
-                           "module->to(device) does not move it; register it "
-                           "with %1")
-             << FD->getName() << registerMethod(Kind, First.Value);
-    // Fix where the member is initialised: each constructor, or reset() of
-    // a Cloneable (which its constructor calls).
-    bool InReset = llvm::any_of(
-        List, [](const Assignment &A) { return A.Place == Assignment::Reset; });
-    llvm::SmallPtrSet<const FunctionDecl *, 4> Fixed;
-    for (const Assignment &A : List)
-      if (A.Place == (InReset ? Assignment::Reset : Assignment::Ctor) &&
-          Fixed.insert(A.Fn).second)
-        addRegistrationFix(D, FD, Kind, A, SM, LO);
+      auto D = diag(First.Loc,
+                    Tensor ? "tensor member '%0' is never registered; it is "
+                             "missing from parameters() and buffers(), so an "
+                             "optimizer never sees it and module->to(device) "
+                             "does not move it; register it with %1"
+                           : "submodule '%0' is never registered; its "
+                             "parameters are missing from parameters(), so an "
+                             "optimizer never updates them, and "
+                             "module->to(device) does not move it; register it "
+                             "with %1")
+               << FD->getName() << registerMethod(Kind, First.Value);
+      // Fix where the member is initialised: each constructor, or reset() of
+      // a Cloneable (which its constructor calls).
+      bool InReset = llvm::any_of(List, [](const Assignment &A) {
+        return A.Place == Assignment::Reset;
+      });
+      llvm::SmallPtrSet<const FunctionDecl *, 4> Fixed;
+      for (const Assignment &A : List)
+        if (A.Place == (InReset ? Assignment::Reset : Assignment::Ctor) &&
+            Fixed.insert(A.Fn).second)
+          addRegistrationFix(D, FD, Kind, A, SM, LO);
     }
     diag(FD->getLocation(), "'%0' is declared here", DiagnosticIDs::Note)
         << FD->getName();
@@ -272,7 +268,7 @@ void UnregisteredMemberCheck::checkReassignments(
       if (const CXXMemberCallExpr *Call = utils::asRegisterCall(E);
           Call && Call->getNumArgs() >= 2)
         if (const auto *ME = dyn_cast<MemberExpr>(
-                utils::stripCopies(Call->getArg(1))))
+                utils::stripCopiesAndConversions(Call->getArg(1))))
           if (const auto *FD = dyn_cast<FieldDecl>(ME->getMemberDecl()))
             RegisteredHere.insert(FD);
     }
@@ -281,7 +277,6 @@ void UnregisteredMemberCheck::checkReassignments(
   };
   Walk(Fn->getBody());
 
-  std::optional<llvm::DenseSet<const Expr *>> Stale;
   for (const auto &[E, ME] : Assigns) {
     const auto *FD = dyn_cast<FieldDecl>(ME->getMemberDecl());
     MemberKind Kind =
@@ -303,24 +298,14 @@ void UnregisteredMemberCheck::checkReassignments(
         Method->getName() == "forward" &&
         (Method->getParent() == RD || Method->getParent()->isDerivedFrom(RD)))
       continue;
-    auto It = Registrations.find(RD);
-    if (It == Registrations.end())
-      It = Registrations.try_emplace(RD, utils::analyzeRegistrations(RD, SM))
-               .first;
-    const utils::Registration *Reg = It->second.find(FD);
+    const utils::Registration *Reg = Modules->registrations(RD, SM).find(FD);
     if (!Reg)
       continue;
-    // torch-stale-optimizer reports this statement when it applies.
-    if (Context->isCheckEnabled("torch-stale-optimizer")) {
-      if (!Stale) {
-        Stale.emplace();
-        for (const auto &R : utils::findStaleReplacements(Fn->getBody(), SM))
-          Stale->insert(R.Replacing);
-      }
-      if (Stale->count(E))
-        continue;
-    }
-    std::string Target = sourceText(ME->getSourceRange(), SM, LO);
+    // A check that reports stale optimizers (torch-stale-optimizer) reports
+    // this statement when it applies.
+    if (Modules->isReportedStaleReplacement(Fn, E, SM))
+      continue;
+    StringRef Target = utils::sourceText(ME, SM, LO);
     if (Kind == MemberKind::Tensor) {
       diag(E->getBeginLoc(),
            Reg->Method == "register_buffer"
@@ -355,8 +340,8 @@ void UnregisteredMemberCheck::checkReassignments(
         E->getBeginLoc().isMacroID() || RHS->getEndLoc().isMacroID())
       continue;
     std::string Prefix =
-        Lexer::getSourceText(CharSourceRange::getCharRange(
-                                 ME->getBeginLoc(), ME->getMemberLoc()),
+        Lexer::getSourceText(CharSourceRange::getCharRange(ME->getBeginLoc(),
+                                                           ME->getMemberLoc()),
                              SM, LO)
             .str();
     D << FixItHint::CreateInsertion(RHS->getBeginLoc(),

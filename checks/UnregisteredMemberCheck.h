@@ -1,9 +1,10 @@
-//===- UnregisteredMemberCheck.h - torch-unregistered-member -------------===//
+//===- UnregisteredMemberCheck.h - torch-unregistered-member ----*- C++ -*-===//
 #ifndef TORCH_TIDY_UNREGISTEREDMEMBERCHECK_H
 #define TORCH_TIDY_UNREGISTEREDMEMBERCHECK_H
 
-#include "clang-tidy/ClangTidyCheck.h"
-#include "utils/TorchModules.h"
+#include "TorchCheck.h"
+#include "utils/ModuleAnalysisCache.h"
+#include <memory>
 
 namespace clang::tidy::torch {
 
@@ -13,17 +14,16 @@ namespace clang::tidy::torch {
 /// without registering the new object.
 ///
 /// Documentation: docs/checks/torch-unregistered-member.md
-class UnregisteredMemberCheck : public ClangTidyCheck {
+class UnregisteredMemberCheck : public TorchCheck {
 public:
   UnregisteredMemberCheck(StringRef Name, ClangTidyContext *Context)
-      : ClangTidyCheck(Name, Context), Context(Context) {}
+      : TorchCheck(Name, Context),
+        Modules(utils::ModuleAnalysisCache::forContext(Context)) {}
   void registerMatchers(ast_matchers::MatchFinder *Finder) override;
   void check(const ast_matchers::MatchFinder::MatchResult &Result) override;
-  bool isLanguageVersionSupported(const LangOptions &LangOpts) const override {
-    return LangOpts.CPlusPlus;
-  }
-  std::optional<TraversalKind> getCheckTraversalKind() const override {
-    return TK_AsIs;
+  void onStartOfTranslationUnit() override {
+    TorchCheck::onStartOfTranslationUnit();
+    Modules->clear();
   }
 
 private:
@@ -32,13 +32,9 @@ private:
   void checkReassignments(const FunctionDecl *Fn,
                           const ast_matchers::MatchFinder::MatchResult &Result);
 
-  void onEndOfTranslationUnit() override { Registrations.clear(); }
-
-  ClangTidyContext *Context;
-  llvm::DenseMap<const CXXRecordDecl *, utils::ModuleRegistrations>
-      Registrations;
+  std::shared_ptr<utils::ModuleAnalysisCache> Modules;
 };
 
 } // namespace clang::tidy::torch
 
-#endif
+#endif // TORCH_TIDY_UNREGISTEREDMEMBERCHECK_H

@@ -1,4 +1,6 @@
+//===- AutogradHistory.cpp - which values carry an autograd graph ---------===//
 #include "AutogradHistory.h"
+#include "ASTHelpers.h"
 #include "TorchModules.h"
 #include "TorchTypes.h"
 #include "clang/AST/DeclCXX.h"
@@ -8,53 +10,6 @@
 #include "llvm/ADT/StringSwitch.h"
 
 namespace clang::tidy::torch::utils {
-
-/// Name of the outermost namespace of \p D ("at", "torch", "std", ...).
-static StringRef topNamespace(const Decl *D) {
-  StringRef Top;
-  for (const DeclContext *DC = D->getDeclContext(); DC; DC = DC->getParent())
-    if (const auto *NS = dyn_cast<NamespaceDecl>(DC))
-      if (!NS->isInline() && NS->getIdentifier())
-        Top = NS->getName();
-  return Top;
-}
-
-static bool isTorchFunction(const FunctionDecl *FD) {
-  StringRef NS = topNamespace(FD);
-  return NS == "at" || NS == "torch" || NS == "c10";
-}
-
-
-static bool isTensorLike(QualType T, unsigned Depth) {
-  if (T.isNull() || Depth > 4)
-    return false;
-  const auto *RD = T.getNonReferenceType()->getAsCXXRecordDecl();
-  if (!RD)
-    return false;
-  if (isTensorType(T))
-    return true;
-  if (!RD->getIdentifier())
-    return false;
-  std::string Name = RD->getQualifiedNameAsString();
-  if (Name == "c10::IValue" || Name == "c10::ivalue::Tuple")
-    return true;
-  const auto *Spec = dyn_cast<ClassTemplateSpecializationDecl>(RD);
-  if (!Spec)
-    return false;
-  for (const TemplateArgument &A : Spec->getTemplateArgs().asArray()) {
-    if (A.getKind() == TemplateArgument::Type &&
-        isTensorLike(A.getAsType(), Depth + 1))
-      return true;
-    if (A.getKind() == TemplateArgument::Pack)
-      for (const TemplateArgument &P : A.pack_elements())
-        if (P.getKind() == TemplateArgument::Type &&
-            isTensorLike(P.getAsType(), Depth + 1))
-          return true;
-  }
-  return false;
-}
-
-bool isTensorLikeType(QualType T) { return isTensorLike(T, 0); }
 
 /// Methods and functions whose result has no grad_fn.
 static bool isNonDifferentiable(StringRef Name) {
@@ -74,7 +29,7 @@ static bool isLossFunction(const FunctionDecl *FD) {
   bool Loss = N.ends_with("_loss") || N == "cross_entropy" ||
               N == "binary_cross_entropy" ||
               N == "binary_cross_entropy_with_logits" || N == "kl_div";
-  return Loss && isTorchFunction(FD);
+  return Loss && isLibTorchDecl(FD);
 }
 
 /// `model->forward(x)`, `model(x)`, `seq->forward<T>(x)`, `jit.forward(in)`.
@@ -90,33 +45,6 @@ static bool isModuleCall(const Expr *E) {
     M = dyn_cast_or_null<CXXMethodDecl>(OC->getDirectCallee());
   }
   return M && isForwardableModuleClass(M->getParent());
-}
-
-static bool isStdCall(const CallExpr *C, StringRef Name) {
-  const auto *FD = C->getDirectCallee();
-  return FD && FD->getIdentifier() && FD->getName() == Name &&
-         FD->isInStdNamespace();
-}
-
-const Expr *stripCopiesAndMoves(const Expr *E) {
-  while (E) {
-    E = stripImplicit(E);
-    if (const auto *CE = dyn_cast<CXXConstructExpr>(E)) {
-      if (CE->getNumArgs() != 1 || isa<CXXTemporaryObjectExpr>(CE) ||
-          !CE->getConstructor()->isCopyOrMoveConstructor())
-        return E;
-      E = CE->getArg(0);
-    } else if (const auto *FC = dyn_cast<CXXFunctionalCastExpr>(E)) {
-      E = FC->getSubExpr();
-    } else if (const auto *C = dyn_cast<CallExpr>(E);
-               C && C->getNumArgs() == 1 &&
-               (isStdCall(C, "move") || isStdCall(C, "forward"))) {
-      E = C->getArg(0);
-    } else {
-      return E;
-    }
-  }
-  return E;
 }
 
 /// `std::get<1>(x.max(1))` and the like: the indices of a max/sort/topk.
@@ -169,7 +97,7 @@ static bool isBackwardCall(const Expr *E) {
         (FD->getName() != "backward" && FD->getName() != "grad"))
       return false;
     const auto *NS = dyn_cast<NamespaceDecl>(FD->getDeclContext());
-    return NS && NS->getName() == "autograd" && isTorchFunction(FD);
+    return NS && NS->getName() == "autograd" && isLibTorchDecl(FD);
   }
   return false;
 }
@@ -225,8 +153,7 @@ AutogradHistory::AutogradHistory(const Stmt *Body, const SourceManager &SM)
 }
 
 bool AutogradHistory::before(SourceLocation A, SourceLocation B) const {
-  return SM.isBeforeInTranslationUnit(SM.getExpansionLoc(A),
-                                      SM.getExpansionLoc(B));
+  return isBeforeExpanded(SM, A, B);
 }
 
 bool AutogradHistory::isUnderNoGrad(SourceLocation Loc) const {
@@ -393,14 +320,6 @@ bool AutogradHistory::feedsBackward(const ValueDecl *D) {
   }
   return llvm::any_of(BackwardCalls,
                       [&](const Expr *B) { return mentions(B, Derived); });
-}
-
-bool AutogradHistory::hasBackwardIn(const Stmt *S) const {
-  SourceRange R = S->getSourceRange();
-  return llvm::any_of(BackwardCalls, [&](const Expr *B) {
-    return !before(B->getBeginLoc(), R.getBegin()) &&
-           !before(R.getEnd(), B->getBeginLoc());
-  });
 }
 
 } // namespace clang::tidy::torch::utils

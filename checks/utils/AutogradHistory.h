@@ -1,4 +1,5 @@
-//===- AutogradHistory.h - which values carry an autograd graph ----------===//
+//===- AutogradHistory.h - values carrying an autograd graph ----*- C++ -*-===//
+//
 // Answers, for one function body, whether an expression evaluates to a value
 // that carries autograd history (a tensor, IValue, tuple or container of
 // tensors with a grad_fn), so that storing it keeps the forward pass's saved
@@ -16,6 +17,8 @@
 // Local variables are followed flow-insensitively but in source order: a use
 // sees the last assignment written before it (loop back edges are ignored).
 // The body is scanned once, on construction; queries are memoized.
+//
+//===----------------------------------------------------------------------===//
 #ifndef TORCH_TIDY_UTILS_AUTOGRADHISTORY_H
 #define TORCH_TIDY_UTILS_AUTOGRADHISTORY_H
 
@@ -26,14 +29,6 @@
 #include <vector>
 
 namespace clang::tidy::torch::utils {
-
-/// True for a tensor, IValue, or a class template (tuple, vector, pair, ...)
-/// with such an argument.
-bool isTensorLikeType(QualType T);
-
-/// \p E without implicit nodes, parens, copies, moves (std::move too) and
-/// functional casts: `torch::Tensor(std::move(loss))` is `loss`.
-const Expr *stripCopiesAndMoves(const Expr *E);
 
 class AutogradHistory {
 public:
@@ -56,9 +51,6 @@ public:
   /// `.backward()`, `torch::autograd::backward` or `torch::autograd::grad`.
   bool feedsBackward(const ValueDecl *D);
 
-  /// True when the body calls backward() anywhere inside \p S.
-  bool hasBackwardIn(const Stmt *S) const;
-
 private:
   struct Def {
     SourceLocation End; ///< the definition takes effect after this point
@@ -67,7 +59,6 @@ private:
   bool before(SourceLocation A, SourceLocation B) const;
   bool carries(const Expr *E, unsigned Depth);
   bool scalar(const Expr *E, unsigned Depth);
-  void scan(const Stmt *Body);
 
   const SourceManager &SM;
   llvm::DenseMap<const VarDecl *, std::vector<Def>> Defs;
@@ -79,4 +70,4 @@ private:
 
 } // namespace clang::tidy::torch::utils
 
-#endif
+#endif // TORCH_TIDY_UTILS_AUTOGRADHISTORY_H

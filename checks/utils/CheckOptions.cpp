@@ -1,4 +1,6 @@
+//===- CheckOptions.cpp - strict option parsing ---------------------------===//
 #include "CheckOptions.h"
+#include "clang-tidy/utils/OptionsUtils.h"
 #include "llvm/ADT/StringExtras.h"
 
 namespace clang::tidy::torch::utils {
@@ -26,16 +28,14 @@ bool getBoolOption(const ClangTidyCheck &Check,
   return Default;
 }
 
-std::vector<std::string> getListOption(const ClangTidyCheck &Check,
-                                       const ClangTidyCheck::OptionsView &Options,
-                                       StringRef Name, StringRef Default) {
-  StringRef Raw = Options.get(Name).value_or(Default);
-  SmallVector<StringRef> Parts;
-  Raw.split(Parts, ';', /*MaxSplit=*/-1, /*KeepEmpty=*/false);
+std::vector<std::string>
+getListOption(const ClangTidyCheck &Check,
+              const ClangTidyCheck::OptionsView &Options, StringRef Name,
+              StringRef Default) {
   std::vector<std::string> Items;
-  for (StringRef P : Parts) {
-    P = P.trim();
-    bool Valid = !P.empty() && llvm::all_of(P, [](char C) {
+  for (StringRef P : tidy::utils::options::parseStringList(
+           Options.get(Name).value_or(Default))) {
+    bool Valid = llvm::all_of(P, [](char C) {
       return llvm::isAlnum(C) || C == '_' || C == ':' || C == '<' || C == '>';
     });
     if (!Valid) {
@@ -51,7 +51,8 @@ std::vector<std::string> getListOption(const ClangTidyCheck &Check,
 }
 
 std::string joinList(const std::vector<std::string> &Items) {
-  return llvm::join(Items, ";");
+  return tidy::utils::options::serializeStringList(
+      std::vector<StringRef>(Items.begin(), Items.end()));
 }
 
 } // namespace clang::tidy::torch::utils

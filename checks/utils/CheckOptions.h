@@ -1,11 +1,17 @@
-//===- CheckOptions.h - strict option parsing shared by torch-* checks ---===//
-// clang-tidy falls back to the default on a malformed option value and only
-// warns. torch-* checks report it as an error instead, so a misconfigured CI
-// gate fails (non-zero exit) rather than passing silently.
+//===- CheckOptions.h - strict option parsing -------------------*- C++ -*-===//
+//
+// Answers what a torch-* check's options say. clang-tidy falls back to the
+// default on a malformed option value and only warns. torch-* checks report
+// it as an error instead, so a misconfigured CI gate fails (non-zero exit)
+// rather than passing silently. Lists are split and joined by clang-tidy's
+// own utils/OptionsUtils.h.
+//
+//===----------------------------------------------------------------------===//
 #ifndef TORCH_TIDY_UTILS_CHECKOPTIONS_H
 #define TORCH_TIDY_UTILS_CHECKOPTIONS_H
 
 #include "clang-tidy/ClangTidyCheck.h"
+#include "llvm/ADT/StringRef.h"
 #include <string>
 #include <vector>
 
@@ -17,13 +23,14 @@ bool getBoolOption(const ClangTidyCheck &Check,
                    bool Default);
 
 /// Reads a ';'-separated list of identifiers; a malformed entry is an error.
-std::vector<std::string> getListOption(const ClangTidyCheck &Check,
-                                       const ClangTidyCheck::OptionsView &Options,
-                                       StringRef Name, StringRef Default);
+std::vector<std::string>
+getListOption(const ClangTidyCheck &Check,
+              const ClangTidyCheck::OptionsView &Options, StringRef Name,
+              StringRef Default);
 
 /// Joins a list back into its ';'-separated option form.
 std::string joinList(const std::vector<std::string> &Items);
 
 } // namespace clang::tidy::torch::utils
 
-#endif
+#endif // TORCH_TIDY_UTILS_CHECKOPTIONS_H

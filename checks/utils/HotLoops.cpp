@@ -1,5 +1,6 @@
-//===- HotLoops.cpp - loops that run a training or inference step --------===//
+//===- HotLoops.cpp - loops that run a training or inference step ---------===//
 #include "HotLoops.h"
+#include "ASTHelpers.h"
 #include "TorchModules.h"
 #include "TorchTypes.h"
 #include "clang/AST/DeclCXX.h"
@@ -36,28 +37,8 @@ std::string HotMarker::describe() const {
   return "";
 }
 
-bool isLoop(const Stmt *S) {
-  return S && (isa<ForStmt>(S) || isa<CXXForRangeStmt>(S) ||
-               isa<WhileStmt>(S) || isa<DoStmt>(S));
-}
-
-llvm::SmallVector<const Stmt *, 4> iterationParts(const Stmt *Loop) {
-  llvm::SmallVector<const Stmt *, 4> Parts;
-  if (const auto *F = dyn_cast<ForStmt>(Loop))
-    Parts = {F->getConditionVariableDeclStmt(), F->getCond(), F->getInc(),
-             F->getBody()};
-  else if (const auto *R = dyn_cast<CXXForRangeStmt>(Loop))
-    Parts = {R->getCond(), R->getInc(), R->getLoopVarStmt(), R->getBody()};
-  else if (const auto *W = dyn_cast<WhileStmt>(Loop))
-    Parts = {W->getConditionVariableDeclStmt(), W->getCond(), W->getBody()};
-  else if (const auto *D = dyn_cast<DoStmt>(Loop))
-    Parts = {D->getBody(), D->getCond()};
-  llvm::erase(Parts, nullptr);
-  return Parts;
-}
-
-
-HotMarker asHotMarker(const Expr *E) {
+/// If \p E is itself a hot marker, describes it.
+static HotMarker asHotMarker(const Expr *E) {
   HotMarker M;
   const auto *Call = dyn_cast_or_null<CallExpr>(E);
   if (!Call)
@@ -74,17 +55,18 @@ HotMarker asHotMarker(const Expr *E) {
   if (const auto *MD = dyn_cast<CXXMethodDecl>(FD)) {
     const CXXRecordDecl *RD = MD->getParent();
     if (MD->getOverloadedOperator() == OO_Call)
-      return isForwardableModuleClass(RD) ? Found(HotMarkerKind::Forward, "operator()")
-                               : M;
+      return isForwardableModuleClass(RD)
+                 ? Found(HotMarkerKind::Forward, "operator()")
+                 : M;
     if (!MD->getDeclName().isIdentifier())
       return M;
     StringRef Name = MD->getName();
     if (Name == "backward" && isTensorRecord(RD))
       return Found(HotMarkerKind::Backward, "backward");
-    if ((Name == "step" || Name == "zero_grad") &&
-        isOrDerivesFrom(RD, "torch::optim::Optimizer"))
+    if ((Name == "step" || Name == "zero_grad") && isOptimizerClass(RD))
       return Found(HotMarkerKind::OptimizerStep, Name.str());
-    if ((Name == "forward" || Name == "any_forward") && isForwardableModuleClass(RD))
+    if ((Name == "forward" || Name == "any_forward") &&
+        isForwardableModuleClass(RD))
       return Found(HotMarkerKind::Forward, Name.str());
     return M;
   }
@@ -127,7 +109,7 @@ static bool searchMarkers(const Stmt *S, HotMarker (&First)[4]) {
   });
 }
 
-HotMarker findHotMarker(const Stmt *Loop, ASTContext &) {
+HotMarker findHotMarker(const Stmt *Loop) {
   HotMarker First[4];
   for (const Stmt *Part : iterationParts(Loop))
     if (searchMarkers(Part, First))
@@ -143,39 +125,6 @@ HotMarker findHotMarker(const Stmt *Loop, ASTContext &) {
     if (M)
       return std::move(M);
   return {};
-}
-
-/// Fills \p Path with the statements from \p Cur down to \p Target.
-static bool findPath(const Stmt *Cur, const Stmt *Target,
-                     llvm::SmallVectorImpl<const Stmt *> &Path) {
-  if (!Cur)
-    return false;
-  Path.push_back(Cur);
-  if (Cur == Target)
-    return true;
-  for (const Stmt *Child : Cur->children())
-    if (findPath(Child, Target, Path))
-      return true;
-  Path.pop_back();
-  return false;
-}
-
-std::optional<HotLoop> enclosingHotLoop(const Stmt *Body, const Stmt *S,
-                                        ASTContext &Ctx) {
-  llvm::SmallVector<const Stmt *, 32> Path;
-  if (!findPath(Body, S, Path))
-    return std::nullopt;
-  // Innermost first: S runs on each iteration of a loop it is in the
-  // iteration parts of, and of every loop that loop runs in. A lambda is
-  // taken to run where it is defined.
-  for (size_t I = Path.size() - 1; I-- > 0;) {
-    const Stmt *Node = Path[I];
-    if (!isLoop(Node) || !llvm::is_contained(iterationParts(Node), Path[I + 1]))
-      continue;
-    if (HotMarker M = findHotMarker(Node, Ctx))
-      return HotLoop{Node, std::move(M)};
-  }
-  return std::nullopt;
 }
 
 } // namespace clang::tidy::torch::utils

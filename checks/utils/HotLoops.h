@@ -1,4 +1,5 @@
-//===- HotLoops.h - loops that run a training or inference step ----------===//
+//===- HotLoops.h - loops that run a training step --------------*- C++ -*-===//
+//
 // A loop is "hot" when every iteration runs a step of a training or inference
 // pipeline, so per-iteration host work (a sync, an allocation) is multiplied
 // by the number of steps. A loop is hot by itself when the statements run on
@@ -12,13 +13,14 @@
 // runs once per epoch, not once per step); a loop nested in a hot loop is hot.
 //
 // Everything here walks the AST top-down: no parent map is built.
+//
+//===----------------------------------------------------------------------===//
 #ifndef TORCH_TIDY_UTILS_HOTLOOPS_H
 #define TORCH_TIDY_UTILS_HOTLOOPS_H
 
-#include "clang/AST/ASTContext.h"
+#include "clang/AST/Expr.h"
 #include "clang/AST/Stmt.h"
-#include "llvm/ADT/SmallVector.h"
-#include <optional>
+#include "llvm/ADT/StringRef.h"
 #include <string>
 
 namespace clang::tidy::torch::utils {
@@ -40,33 +42,11 @@ struct HotMarker {
   std::string describe() const;
 };
 
-/// True for for, range-for, while and do statements.
-bool isLoop(const Stmt *S);
-
-/// The parts of \p Loop that run on every iteration: body, condition,
-/// increment and range-for loop variable (not for-init or the range).
-llvm::SmallVector<const Stmt *, 4> iterationParts(const Stmt *Loop);
-
-/// If \p E is itself a hot marker, describes it.
-HotMarker asHotMarker(const Expr *E);
-
 /// The marker that makes \p Loop hot by itself, or an empty marker: the first
 /// of the preferred kind (a backward pass, then an optimizer call, a forward
 /// call, the data loader).
-HotMarker findHotMarker(const Stmt *Loop, ASTContext &Ctx);
-
-struct HotLoop {
-  const Stmt *Loop = nullptr; ///< innermost loop hot by itself around S
-  HotMarker Marker;
-};
-
-/// The innermost loop around \p S inside \p Body (a function body) that is
-/// hot by itself, provided \p S runs on each of its iterations (directly or in
-/// nested loops or in a lambda defined there); std::nullopt when \p S is in
-/// no hot loop. Top-down: costs a walk of \p Body.
-std::optional<HotLoop> enclosingHotLoop(const Stmt *Body, const Stmt *S,
-                                        ASTContext &Ctx);
+HotMarker findHotMarker(const Stmt *Loop);
 
 } // namespace clang::tidy::torch::utils
 
-#endif
+#endif // TORCH_TIDY_UTILS_HOTLOOPS_H

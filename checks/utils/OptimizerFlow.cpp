@@ -1,5 +1,9 @@
+//===- OptimizerFlow.cpp - optimizers that outlive their model's tensors --===//
 #include "OptimizerFlow.h"
+#include "ASTHelpers.h"
 #include "TorchTypes.h"
+#include "clang/AST/ExprCXX.h"
+#include "clang/AST/StmtCXX.h"
 #include "llvm/ADT/DenseSet.h"
 
 namespace clang::tidy::torch::utils {
@@ -13,7 +17,8 @@ constexpr int MaxLoopRepeat = 3;
 
 class Flow {
 public:
-  explicit Flow(const SourceManager &SM) : SM(SM) {}
+  explicit Flow(RegistrationLookup RegistrationsOf)
+      : RegistrationsOf(RegistrationsOf) {}
 
   void walk(const Stmt *S);
   std::vector<StaleReplacement> Results;
@@ -36,11 +41,10 @@ private:
   void stepped(const ValueDecl *Opt, const CXXMemberCallExpr *Step);
   bool isRegisteredMember(const FieldDecl *FD);
 
-  const SourceManager &SM;
+  RegistrationLookup RegistrationsOf;
   llvm::DenseMap<const ValueDecl *, Optimizer> Opts;
   llvm::DenseMap<const ValueDecl *, ParamList> ParamSources;
   llvm::DenseMap<const ValueDecl *, std::pair<ModuleRef, const Expr *>> Clones;
-  llvm::DenseMap<const CXXRecordDecl *, ModuleRegistrations> Registrations;
   std::vector<StaleReplacement> Pending;
   llvm::DenseSet<const Expr *> Reported;
   int LoopDepth = 0;
@@ -82,9 +86,8 @@ void Flow::collectParams(const Stmt *S, ParamList &Out) const {
 
 void Flow::createOptimizer(const ValueDecl *V, const Expr *Construction) {
   // A rebuilt optimizer no longer holds the replaced tensors.
-  llvm::erase_if(Pending, [V](const StaleReplacement &R) {
-    return R.Optimizer == V;
-  });
+  llvm::erase_if(Pending,
+                 [V](const StaleReplacement &R) { return R.Optimizer == V; });
   Optimizer O;
   O.Construction = Construction;
   collectParams(Construction, O.Models);
@@ -114,13 +117,11 @@ void Flow::defineVar(const ValueDecl *V, const Expr *Init) {
 }
 
 bool Flow::isRegisteredMember(const FieldDecl *FD) {
-  const auto *RD = cast<CXXRecordDecl>(FD->getParent());
-  auto It = Registrations.find(RD);
-  if (It == Registrations.end())
-    It = Registrations.try_emplace(RD, analyzeRegistrations(RD, SM)).first;
-  const Registration *Reg = It->second.find(FD);
+  const ModuleRegistrations &Regs =
+      RegistrationsOf(cast<CXXRecordDecl>(FD->getParent()));
+  const Registration *Reg = Regs.find(FD);
   if (!Reg)
-    return !It->second.Complete;
+    return !Regs.Complete;
   return Reg->Method != "register_buffer";
 }
 
@@ -159,8 +160,7 @@ void Flow::onForward(const Expr *Receiver) {
   }
   // The original is trained too: the clone is likely an evaluation copy.
   llvm::erase_if(Pending, [&](const StaleReplacement &R) {
-    return R.Kind == StaleReplacement::CloneTrained &&
-           R.Model.Root == Ref.Root;
+    return R.Kind == StaleReplacement::CloneTrained && R.Model.Root == Ref.Root;
   });
 }
 
@@ -242,8 +242,8 @@ void Flow::stepped(const ValueDecl *Opt, const CXXMemberCallExpr *Step) {
       R.Step = Step;
       Results.push_back(R);
     }
-  llvm::erase_if(Pending,
-                 [Opt](const StaleReplacement &R) { return R.Optimizer == Opt; });
+  llvm::erase_if(
+      Pending, [Opt](const StaleReplacement &R) { return R.Optimizer == Opt; });
 }
 
 void Flow::walk(const Stmt *S) {
@@ -262,15 +262,7 @@ void Flow::walk(const Stmt *S) {
   for (const Stmt *Child : S->children())
     walk(Child);
   // A loop's next iteration runs its body again after the replacement.
-  const Stmt *Body = nullptr;
-  if (const auto *For = dyn_cast<ForStmt>(S))
-    Body = For->getBody();
-  else if (const auto *Range = dyn_cast<CXXForRangeStmt>(S))
-    Body = Range->getBody();
-  else if (const auto *While = dyn_cast<WhileStmt>(S))
-    Body = While->getBody();
-  else if (const auto *Do = dyn_cast<DoStmt>(S))
-    Body = Do->getBody();
+  const Stmt *Body = loopBody(S);
   if (Body && LoopDepth < MaxLoopRepeat) {
     ++LoopDepth;
     walk(Body);
@@ -293,9 +285,9 @@ void Flow::walk(const Stmt *S) {
 
 } // namespace
 
-std::vector<StaleReplacement> findStaleReplacements(const Stmt *Body,
-                                                    const SourceManager &SM) {
-  Flow F(SM);
+std::vector<StaleReplacement>
+findStaleReplacements(const Stmt *Body, RegistrationLookup RegistrationsOf) {
+  Flow F(RegistrationsOf);
   F.walk(Body);
   return std::move(F.Results);
 }

@@ -1,4 +1,6 @@
+//===- TorchModules.cpp - modules and optimizers --------------------------===//
 #include "TorchModules.h"
+#include "ASTHelpers.h"
 #include "TorchTypes.h"
 #include "clang/AST/DeclTemplate.h"
 #include "clang/Basic/SourceManager.h"
@@ -40,26 +42,9 @@ MemberKind moduleMemberKind(QualType T) {
   return MemberKind::None;
 }
 
-const Expr *stripCopies(const Expr *E) {
-  while (E) {
-    E = stripImplicit(E);
-    const auto *CE = dyn_cast<CXXConstructExpr>(E);
-    if (!CE || isa<CXXTemporaryObjectExpr>(CE) || CE->getNumArgs() == 0 ||
-        CE->isListInitialization() ||
-        !llvm::all_of(llvm::drop_begin(CE->arguments()),
-                      [](const Expr *A) { return isa<CXXDefaultArgExpr>(A); }))
-      return E;
-    const CXXConstructorDecl *Ctor = CE->getConstructor();
-    // Copies, moves and converting constructions (shared_ptr -> holder).
-    if (!Ctor->isCopyOrMoveConstructor() && Ctor->isExplicit())
-      return E;
-    E = CE->getArg(0);
-  }
-  return E;
-}
-
 const CXXMemberCallExpr *asRegisterCall(const Expr *E) {
-  const auto *Call = dyn_cast_or_null<CXXMemberCallExpr>(stripCopies(E));
+  const auto *Call =
+      dyn_cast_or_null<CXXMemberCallExpr>(stripCopiesAndConversions(E));
   if (!Call || !Call->getMethodDecl())
     return nullptr;
   const CXXMethodDecl *M = Call->getMethodDecl();
@@ -95,8 +80,7 @@ ModuleRef moduleRoot(const Expr *E) {
     }
     if (const auto *MC = dyn_cast<CXXMemberCallExpr>(E)) {
       const CXXMethodDecl *M = MC->getMethodDecl();
-      if (M && M->getDeclName().isIdentifier() &&
-          MC->getNumArgs() == 0 &&
+      if (M && M->getDeclName().isIdentifier() && MC->getNumArgs() == 0 &&
           (((M->getName() == "ptr" || M->getName() == "get") &&
             isSmartPointer(MC->getImplicitObjectArgument()->getType())) ||
            (M->getName() == "as" && isModuleClass(M->getParent())))) {
@@ -174,23 +158,6 @@ const Expr *optimizerConstruction(const Expr *E) {
   return nullptr;
 }
 
-std::pair<const Expr *, const Expr *> asAssignment(const Stmt *S) {
-  if (const auto *Op = dyn_cast_or_null<CXXOperatorCallExpr>(S))
-    if (Op->getOperator() == OO_Equal && Op->getNumArgs() == 2)
-      return {Op->getArg(0), Op->getArg(1)};
-  if (const auto *BO = dyn_cast_or_null<BinaryOperator>(S))
-    if (BO->getOpcode() == BO_Assign)
-      return {BO->getLHS(), BO->getRHS()};
-  return {nullptr, nullptr};
-}
-
-const FieldDecl *thisField(const Expr *E) {
-  const auto *ME = dyn_cast_or_null<MemberExpr>(stripImplicit(E));
-  if (!ME || !isa<CXXThisExpr>(stripImplicit(ME->getBase())))
-    return nullptr;
-  return dyn_cast<FieldDecl>(ME->getMemberDecl());
-}
-
 namespace {
 /// Collects the registrations made in one class's code.
 class RegistrationCollector {
@@ -204,8 +171,8 @@ public:
     Registration Reg;
     Reg.Method = Call->getMethodDecl()->getName();
     if (Call->getNumArgs() > 0)
-      if (const auto *Lit =
-              dyn_cast<StringLiteral>(stripCopies(Call->getArg(0))))
+      if (const auto *Lit = dyn_cast<StringLiteral>(
+              stripCopiesAndConversions(Call->getArg(0))))
         Reg.Name = Lit->getString().str();
     Out.Fields.try_emplace(FD, Reg);
   }
@@ -220,7 +187,7 @@ public:
       if (const CXXMemberCallExpr *Call = asRegisterCall(E);
           Call && Call->getNumArgs() >= 2) {
         // register_module("fc", fc), or register_module("fc", fc = ...).
-        const Expr *Arg = stripCopies(Call->getArg(1));
+        const Expr *Arg = stripCopiesAndConversions(Call->getArg(1));
         if (const Expr *L = asAssignment(Arg).first)
           Arg = L;
         add(thisField(Arg), Call);

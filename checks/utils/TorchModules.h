@@ -1,14 +1,22 @@
-//===- TorchModules.h - recognising LibTorch modules and optimizers ------===//
-// Shared by torch-stale-optimizer and torch-unregistered-member:
-// - which classes are modules, module holders and optimizers;
-// - which object an expression such as `net->fc->parameters()` is rooted in;
-// - which members of a module class are registered, and under which name.
+//===- TorchModules.h - modules and optimizers ------------------*- C++ -*-===//
+//
+// Answers questions about torch::nn modules and torch::optim optimizers:
+// which classes are modules, module holders and optimizers; which members of
+// a module must be registered (tensors, holders, shared_ptr to modules);
+// which object an expression such as `net->fc->parameters()` is rooted in;
+// where an optimizer is constructed; and which members of a module class
+// are registered, and under which name. Shared by torch-stale-optimizer,
+// torch-unregistered-member and the hot-loop and autograd analyses.
+//
+//===----------------------------------------------------------------------===//
 #ifndef TORCH_TIDY_UTILS_TORCHMODULES_H
 #define TORCH_TIDY_UTILS_TORCHMODULES_H
 
 #include "clang/AST/DeclCXX.h"
 #include "clang/AST/ExprCXX.h"
+#include "clang/Basic/SourceManager.h"
 #include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/StringRef.h"
 #include <string>
 
 namespace clang::tidy::torch::utils {
@@ -31,9 +39,6 @@ enum class MemberKind { None, Tensor, Holder, SharedPtr };
 /// to a module; None for anything else (references included).
 MemberKind moduleMemberKind(QualType T);
 
-/// \p E without implicit nodes, parens and copy/converting constructions.
-const Expr *stripCopies(const Expr *E);
-
 /// If \p E is (a copy of) a call to register_module, register_parameter,
 /// register_buffer or replace_module, that call.
 const CXXMemberCallExpr *asRegisterCall(const Expr *E);
@@ -46,8 +51,8 @@ struct ModuleRef {
   explicit operator bool() const { return Root != nullptr; }
 };
 
-/// Follows `->`, `*`, `.ptr()`, `.get()`, `.as<T>()` and member accesses from \p E down
-/// to a variable, or to a field of `this`.
+/// Follows `->`, `*`, `.ptr()`, `.get()`, `.as<T>()` and member accesses
+/// from \p E down to a variable, or to a field of `this`.
 ModuleRef moduleRoot(const Expr *E);
 
 /// If \p Call is Module::parameters() or named_parameters(), the module
@@ -59,13 +64,10 @@ ModuleRef parametersReceiver(const CXXMemberCallExpr *Call);
 /// std::make_shared/make_unique<Optimizer>(...). Null if none.
 const Expr *optimizerConstruction(const Expr *E);
 
-/// (LHS, RHS) if \p S is an assignment (built-in or operator=).
-std::pair<const Expr *, const Expr *> asAssignment(const Stmt *S);
-
 /// How a member of a module class is registered.
 struct Registration {
-  StringRef Method;  ///< "register_module", "register_parameter", ...
-  std::string Name;  ///< the registered name when written as a literal
+  StringRef Method; ///< "register_module", "register_parameter", ...
+  std::string Name; ///< the registered name when written as a literal
 };
 
 /// The registered members of a module class, from its constructors (bodies
@@ -82,12 +84,10 @@ struct ModuleRegistrations {
   }
 };
 
+/// The registrations of \p RD; ModuleAnalysisCache keeps them per file.
 ModuleRegistrations analyzeRegistrations(const CXXRecordDecl *RD,
                                          const SourceManager &SM);
 
-/// The field a this-based member expression \p E names, or null.
-const FieldDecl *thisField(const Expr *E);
-
 } // namespace clang::tidy::torch::utils
 
-#endif
+#endif // TORCH_TIDY_UTILS_TORCHMODULES_H

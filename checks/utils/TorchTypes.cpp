@@ -1,5 +1,6 @@
+//===- TorchTypes.cpp - is this LibTorch? ---------------------------------===//
 #include "TorchTypes.h"
-#include "clang/AST/DeclCXX.h"
+#include "clang/AST/DeclTemplate.h"
 
 namespace clang::tidy::torch::utils {
 
@@ -15,19 +16,36 @@ bool isTensorType(QualType T) {
          isTensorRecord(T.getNonReferenceType()->getAsCXXRecordDecl());
 }
 
-const Expr *stripImplicit(const Expr *E) {
-  while (E) {
-    const Expr *Next = E->IgnoreImplicit()->IgnoreParens();
-    if (Next == E)
-      return E;
-    E = Next;
+static bool isTensorLike(QualType T, unsigned Depth) {
+  if (T.isNull() || Depth > 4)
+    return false;
+  const auto *RD = T.getNonReferenceType()->getAsCXXRecordDecl();
+  if (!RD)
+    return false;
+  if (isTensorType(T))
+    return true;
+  if (!RD->getIdentifier())
+    return false;
+  std::string Name = RD->getQualifiedNameAsString();
+  if (Name == "c10::IValue" || Name == "c10::ivalue::Tuple")
+    return true;
+  const auto *Spec = dyn_cast<ClassTemplateSpecializationDecl>(RD);
+  if (!Spec)
+    return false;
+  for (const TemplateArgument &A : Spec->getTemplateArgs().asArray()) {
+    if (A.getKind() == TemplateArgument::Type &&
+        isTensorLike(A.getAsType(), Depth + 1))
+      return true;
+    if (A.getKind() == TemplateArgument::Pack)
+      for (const TemplateArgument &P : A.pack_elements())
+        if (P.getKind() == TemplateArgument::Type &&
+            isTensorLike(P.getAsType(), Depth + 1))
+          return true;
   }
-  return E;
+  return false;
 }
 
-const Expr *receiverOf(const CXXMemberCallExpr *Call) {
-  return stripImplicit(Call->getImplicitObjectArgument());
-}
+bool isTensorLikeType(QualType T) { return isTensorLike(T, 0); }
 
 bool isInPlaceTensorMethod(const CXXMethodDecl *Method) {
   if (!Method || !Method->getDeclName().isIdentifier())
@@ -51,11 +69,17 @@ bool isOrDerivesFrom(const CXXRecordDecl *RD, StringRef QualifiedName) {
 }
 
 StringRef outermostNamespace(const Decl *D) {
-  const NamespaceDecl *Outer = nullptr;
+  StringRef Outer;
   for (const DeclContext *DC = D->getDeclContext(); DC; DC = DC->getParent())
     if (const auto *NS = dyn_cast<NamespaceDecl>(DC))
-      Outer = NS;
-  return Outer && Outer->getIdentifier() ? Outer->getName() : StringRef();
+      if (!NS->isInline() && NS->getIdentifier())
+        Outer = NS->getName();
+  return Outer;
+}
+
+bool isLibTorchDecl(const Decl *D) {
+  StringRef NS = outermostNamespace(D);
+  return NS == "at" || NS == "torch" || NS == "c10";
 }
 
 } // namespace clang::tidy::torch::utils

@@ -1,16 +1,22 @@
-//===- TorchTypes.h - recognising LibTorch types and calls ---------------===//
+//===- TorchTypes.h - is this LibTorch? -------------------------*- C++ -*-===//
+//
+// Answers whether a type, class, method or function belongs to LibTorch and
+// which one it is: the tensor classes (at::Tensor, at::TensorBase), types
+// that hold tensors (IValue, tuples and containers of tensors), in-place
+// tensor methods, classes derived from a named LibTorch base, and code
+// declared in LibTorch's namespaces (at::, torch::, c10::). Modules and
+// optimizers have their own file, TorchModules.h.
+//
+//===----------------------------------------------------------------------===//
 #ifndef TORCH_TIDY_UTILS_TORCHTYPES_H
 #define TORCH_TIDY_UTILS_TORCHTYPES_H
 
-#include "clang/AST/Expr.h"
-#include "clang/AST/ExprCXX.h"
+#include "clang/AST/DeclCXX.h"
+#include "clang/AST/Type.h"
 #include "clang/ASTMatchers/ASTMatchers.h"
+#include "llvm/ADT/StringRef.h"
 
 namespace clang::tidy::torch::utils {
-
-/// Fully qualified names of the tensor classes (at::Tensor is torch::Tensor).
-inline constexpr llvm::StringLiteral TensorClasses[] = {"::at::Tensor",
-                                                        "::at::TensorBase"};
 
 /// Matches a method declared in at::Tensor or at::TensorBase.
 inline ast_matchers::DeclarationMatcher tensorMethod() {
@@ -18,28 +24,30 @@ inline ast_matchers::DeclarationMatcher tensorMethod() {
   return cxxMethodDecl(ofClass(hasAnyName("::at::Tensor", "::at::TensorBase")));
 }
 
+/// True if \p RD is at::Tensor or at::TensorBase.
+bool isTensorRecord(const CXXRecordDecl *RD);
+
 /// True if \p T (after references and typedefs) is at::Tensor or TensorBase.
 bool isTensorType(QualType T);
 
-/// \p E without implicit nodes (temporaries, casts, cleanups) and parens.
-const Expr *stripImplicit(const Expr *E);
-
-/// The object a member call is made on, without implicit nodes and parens.
-const Expr *receiverOf(const CXXMemberCallExpr *Call);
+/// True for a tensor, IValue, or a class template (tuple, vector, pair, ...)
+/// with such an argument.
+bool isTensorLikeType(QualType T);
 
 /// In-place tensor methods follow the trailing-underscore naming convention.
 bool isInPlaceTensorMethod(const CXXMethodDecl *Method);
 
-/// True if \p RD is at::Tensor or at::TensorBase.
-bool isTensorRecord(const CXXRecordDecl *RD);
-
 /// True if \p RD is, or derives from, the class named \p QualifiedName
 /// ("torch::optim::Optimizer"); for templates, any specialization matches.
-bool isOrDerivesFrom(const CXXRecordDecl *RD, StringRef QualifiedName);
+bool isOrDerivesFrom(const CXXRecordDecl *RD, llvm::StringRef QualifiedName);
 
-/// The outermost namespace around \p D ("at", "std"), or "" if none.
-StringRef outermostNamespace(const Decl *D);
+/// The outermost named namespace around \p D, looking through inline and
+/// anonymous ones ("at", "std"), or "" if none.
+llvm::StringRef outermostNamespace(const Decl *D);
+
+/// True if \p D is declared in LibTorch: in namespace at, torch or c10.
+bool isLibTorchDecl(const Decl *D);
 
 } // namespace clang::tidy::torch::utils
 
-#endif
+#endif // TORCH_TIDY_UTILS_TORCHTYPES_H

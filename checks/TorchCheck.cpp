@@ -1,0 +1,23 @@
+//===- TorchCheck.cpp - what every torch-* check shares -------------------===//
+#include "TorchCheck.h"
+#include "utils/ASTHelpers.h"
+
+namespace clang::tidy::torch {
+
+TorchCheck::NoFix TorchCheck::whyNoFix(bool InMacro, const DeclContext *DC) {
+  if (InMacro)
+    return NoFix::InMacro;
+  return utils::isTemplateCode(DC) ? NoFix::InTemplate : NoFix::Fixable;
+}
+
+void TorchCheck::noFixNote(SourceLocation Loc, NoFix Why,
+                           llvm::StringRef Advice) {
+  if (Why == NoFix::Fixable)
+    return;
+  diag(Loc, "no automatic fix inside %select{a macro expansion|a template}0%1",
+       DiagnosticIDs::Note)
+      << (Why == NoFix::InTemplate)
+      << (Advice.empty() ? std::string() : ("; " + Advice).str());
+}
+
+} // namespace clang::tidy::torch

@@ -1,0 +1,55 @@
+//===- TorchCheck.h - what every torch-* check shares -----------*- C++ -*-===//
+//
+// The base of every torch-* check: C++ only, matchers traverse the AST as
+// written (TK_AsIs: implicit nodes are visible, the checks strip them where
+// they mean to), one warning per source location and file, and one wording
+// for the note that says why a warning comes without a fix-it.
+//
+//===----------------------------------------------------------------------===//
+#ifndef TORCH_TIDY_TORCHCHECK_H
+#define TORCH_TIDY_TORCHCHECK_H
+
+#include "clang-tidy/ClangTidyCheck.h"
+#include "clang/AST/DeclBase.h"
+#include "clang/Basic/SourceLocation.h"
+#include "llvm/ADT/DenseSet.h"
+#include "llvm/ADT/StringRef.h"
+#include <optional>
+
+namespace clang::tidy::torch {
+
+class TorchCheck : public ClangTidyCheck {
+public:
+  using ClangTidyCheck::ClangTidyCheck;
+
+  bool isLanguageVersionSupported(const LangOptions &LangOpts) const override {
+    return LangOpts.CPlusPlus;
+  }
+  std::optional<TraversalKind> getCheckTraversalKind() const override {
+    return TK_AsIs;
+  }
+  /// Checks that override this call it first.
+  void onStartOfTranslationUnit() override { Reported.clear(); }
+
+protected:
+  /// True the first time it is called with \p Loc in this file.
+  bool reportOnce(SourceLocation Loc) { return Reported.insert(Loc).second; }
+  /// True if reportOnce(\p Loc) was called in this file.
+  bool isReported(SourceLocation Loc) const { return Reported.contains(Loc); }
+
+  /// Why a warning comes without its fix-it.
+  enum class NoFix { Fixable, InMacro, InTemplate };
+  /// InMacro if the code comes from a macro expansion, else InTemplate if
+  /// \p DC is template code (utils::isTemplateCode), else Fixable.
+  static NoFix whyNoFix(bool InMacro, const DeclContext *DC);
+  /// Notes at \p Loc "no automatic fix inside a macro expansion" (or "...a
+  /// template"), followed by "; " and \p Advice when one is given.
+  void noFixNote(SourceLocation Loc, NoFix Why, llvm::StringRef Advice = "");
+
+private:
+  llvm::DenseSet<SourceLocation> Reported;
+};
+
+} // namespace clang::tidy::torch
+
+#endif // TORCH_TIDY_TORCHCHECK_H
