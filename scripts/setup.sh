@@ -6,7 +6,7 @@ set -euo pipefail
 PACKAGES=(
   cmake ninja-build git python3 python3-jsonschema python3-yaml bc
   clang-22 clang-tidy-22 clangd-22 libclang-22-dev llvm-22-dev llvm-22-tools
-  libclang-rt-22-dev
+  libclang-rt-22-dev clang-format-22
   libtorch-dev nlohmann-json3-dev libyaml-cpp-dev
 )
 

@@ -13,6 +13,10 @@ cmake -S . -B build-san -G Ninja -DCMAKE_BUILD_TYPE=Release \
 ninja -C build-san -j "$JOBS" torch-tidy TorchTidyPlugin TorchTidyChecks torch-pch
 LIT=$(command -v lit || echo /usr/lib/llvm-22/bin/lit)
 if [ $# -eq 0 ]; then
-  set -- build-san/test/tool build-san/test/checks build-san/test/examples.test
+  # The tool tests, each check's main test (checks/checks.json) and the demo.
+  set -- build-san/test/tool build-san/test/examples.test
+  for name in $(python3 -c 'import json; print(" ".join(c["name"] for c in json.load(open("checks/checks.json"))["checks"]))'); do
+    set -- "$@" "build-san/test/checks/$name.cpp"
+  done
 fi
 "$LIT" -sv "$@"

@@ -16,8 +16,8 @@
 #include "llvm/Support/Program.h"
 #include "llvm/Support/Threading.h"
 #include <atomic>
-#include <csignal>
 #include <chrono>
+#include <csignal>
 #include <cstdlib>
 #include <cstring>
 #include <functional>
@@ -327,8 +327,8 @@ WorkerResult Batch::analyse(const std::string &File) {
 /// One worker process per file, C.Jobs at a time; results in file order.
 void Batch::analyseAll() {
   S.Files = Files;
-  S.Jobs = C.Jobs ? *C.Jobs
-                  : llvm::hardware_concurrency().compute_thread_count();
+  S.Jobs =
+      C.Jobs ? *C.Jobs : llvm::hardware_concurrency().compute_thread_count();
   ShowProgress = !C.Quiet && !std::getenv("CI") &&
                  llvm::sys::Process::StandardErrIsDisplayed();
   Results.assign(Files.size(), WorkerResult());
@@ -425,16 +425,15 @@ int Batch::run() {
     if (auto Err = writeBaseline(*C.WriteBaseline, Findings, Root))
       return fail(llvm::toString(std::move(Err)));
   filter();
-  S.Seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() -
-                                            Start)
-                  .count();
+  S.Seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - Start)
+          .count();
   if (auto Err = report())
     return fail(*Err);
   if (!S.Failures.empty())
     return 2;
-  return llvm::any_of(Findings, [](const Finding &F) { return F.IsError; })
-             ? 1
-             : 0;
+  return llvm::any_of(Findings, [](const Finding &F) { return F.IsError; }) ? 1
+                                                                            : 0;
 }
 
 } // namespace

@@ -8,20 +8,30 @@ using llvm::StringRef;
 namespace torch_tidy {
 
 // clang-tidy options that take a value, as "-opt value" or "-opt=value".
-static const char *const TidyValueOptions[] = {
-    "checks",        "config",           "config-file",
-    "export-fixes",  "extra-arg",        "extra-arg-before",
-    "format-style",  "header-filter",    "exclude-header-filter",
-    "line-filter",   "p",                "store-check-profile",
-    "vfsoverlay",    "warnings-as-errors", "load"};
+static const char *const TidyValueOptions[] = {"checks",
+                                               "config",
+                                               "config-file",
+                                               "export-fixes",
+                                               "extra-arg",
+                                               "extra-arg-before",
+                                               "format-style",
+                                               "header-filter",
+                                               "exclude-header-filter",
+                                               "line-filter",
+                                               "p",
+                                               "store-check-profile",
+                                               "vfsoverlay",
+                                               "warnings-as-errors",
+                                               "load"};
 // clang-tidy options that only print information.
 static const char *const InfoOptions[] = {
-    "help",         "help-hidden",    "help-list",    "help-list-hidden",
-    "list-checks",  "dump-config",    "explain-config", "verify-config",
-    "version",      "print-options",  "print-all-options"};
+    "help",        "help-hidden",   "help-list",        "help-list-hidden",
+    "list-checks", "dump-config",   "explain-config",   "verify-config",
+    "version",     "print-options", "print-all-options"};
 static const char *const BatchValueOptions[] = {
-    "j",    "jobs",      "format", "output",       "baseline",   "write-baseline",
-    "diff", "diff-file", "shard",  "doc-base-url", "source-root"};
+    "j",        "jobs",           "format",     "output",
+    "baseline", "write-baseline", "diff",       "diff-file",
+    "shard",    "doc-base-url",   "source-root"};
 static const char *const NotInBatch[] = {"fix", "fix-errors", "fix-notes",
                                          "export-fixes"};
 
@@ -61,7 +71,8 @@ static bool setBatchFlag(CommandLine &C, StringRef Name, std::string V) {
 }
 
 /// Records what torch-tidy needs to know of clang-tidy option \p Name.
-static void noteTidyOption(CommandLine &C, StringRef Name, const std::string &V) {
+static void noteTidyOption(CommandLine &C, StringRef Name,
+                           const std::string &V) {
   if (Name == "version")
     C.WantsVersion = true;
   else if (Name == "p")

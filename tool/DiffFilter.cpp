@@ -88,11 +88,11 @@ static llvm::Expected<std::string> runGit(std::vector<StringRef> Args) {
   llvm::sys::fs::remove(Out);
   llvm::sys::fs::remove(Err);
   if (RC != 0 || !OutBuf) {
-    std::string Msg = ErrBuf ? (*ErrBuf)->getBuffer().trim().split('\n').first.str()
-                             : "";
-    return llvm::createStringError(std::errc::invalid_argument, "'git %s' failed%s%s",
-                                   Args[1].str().c_str(), Msg.empty() ? "" : ": ",
-                                   Msg.c_str());
+    std::string Msg =
+        ErrBuf ? (*ErrBuf)->getBuffer().trim().split('\n').first.str() : "";
+    return llvm::createStringError(std::errc::invalid_argument,
+                                   "'git %s' failed%s%s", Args[1].str().c_str(),
+                                   Msg.empty() ? "" : ": ", Msg.c_str());
   }
   return (*OutBuf)->getBuffer().str();
 }

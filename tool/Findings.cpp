@@ -50,7 +50,8 @@ llvm::Expected<std::vector<Finding>> readExportedFixes(StringRef Path) {
     F.Check = D.DiagnosticName;
     F.Message = D.Message.Message;
     F.IsError = D.DiagLevel == tooling::Diagnostic::Error;
-    F.Pos = position(D.Message.FilePath, D.Message.FileOffset, D.BuildDirectory);
+    F.Pos =
+        position(D.Message.FilePath, D.Message.FileOffset, D.BuildDirectory);
     for (const tooling::DiagnosticMessage &N : D.Notes)
       F.Notes.push_back(
           {position(N.FilePath, N.FileOffset, D.BuildDirectory), N.Message});
@@ -91,8 +92,8 @@ void SourceCache::locate(Position &P) {
     P.Line = P.Column = 0;
     return;
   }
-  auto It = std::upper_bound(T->LineStarts.begin(), T->LineStarts.end(),
-                             P.Offset);
+  auto It =
+      std::upper_bound(T->LineStarts.begin(), T->LineStarts.end(), P.Offset);
   P.Line = It - T->LineStarts.begin();
   P.Column = P.Offset - T->LineStarts[P.Line - 1] + 1;
 }
@@ -161,9 +162,8 @@ void SourceCache::fingerprint(Finding &F, StringRef Root) {
     if (llvm::isDigit(C))
       C = '#';
   // Every part is owned here, so the hash reads no temporaries.
-  const std::string Parts[] = {F.Check,  displayPath(F.Pos.File, Root),
-                               Header,   Flagged,
-                               std::to_string(Index), Message};
+  const std::string Parts[] = {F.Check, displayPath(F.Pos.File, Root), Header,
+                               Flagged, std::to_string(Index),         Message};
   llvm::SHA256 H;
   for (const std::string &Part : Parts) {
     H.update(StringRef(Part));

@@ -73,9 +73,10 @@ static std::optional<std::string> checkGlobs(StringRef Globs, StringRef From) {
     });
     if (Matches)
       continue;
-    std::string Msg = (Item.Text.contains('*') ? "check glob '" : "unknown check '") +
-                      Item.Text.str() + "'" +
-                      (Item.Text.contains('*') ? " matches no check" : "");
+    std::string Msg =
+        (Item.Text.contains('*') ? "check glob '" : "unknown check '") +
+        Item.Text.str() + "'" +
+        (Item.Text.contains('*') ? " matches no check" : "");
     unsigned Best = 4;
     StringRef Closest;
     for (StringRef Name : Known.Checks.keys()) {
@@ -92,8 +93,10 @@ static std::optional<std::string> checkGlobs(StringRef Globs, StringRef From) {
   return std::nullopt;
 }
 
-static std::optional<std::string> checkConfigText(StringRef Text, StringRef From) {
-  auto Parsed = clang::tidy::parseConfiguration(llvm::MemoryBufferRef(Text, From));
+static std::optional<std::string> checkConfigText(StringRef Text,
+                                                  StringRef From) {
+  auto Parsed =
+      clang::tidy::parseConfiguration(llvm::MemoryBufferRef(Text, From));
   if (!Parsed)
     return "invalid configuration in " + From.str() + ": " +
            Parsed.getError().message();

@@ -20,9 +20,9 @@ std::optional<std::string> checkSourceFile(llvm::StringRef Path);
 /// A one-line description of what is wrong with the input, if anything.
 /// The compilation database named by -p is loaded once; when \p DB is given
 /// it receives it, so the caller need not load it again.
-std::optional<std::string>
-validateInputs(const CommandLine &C,
-               std::unique_ptr<clang::tooling::CompilationDatabase> *DB = nullptr);
+std::optional<std::string> validateInputs(
+    const CommandLine &C,
+    std::unique_ptr<clang::tooling::CompilationDatabase> *DB = nullptr);
 
 /// True when some .clang-tidy above the inputs (or the working directory)
 /// sets 'Checks', so that torch-tidy must not impose its default.

@@ -14,7 +14,8 @@ using GetVersionFn = void (*)(unsigned *, unsigned *, unsigned *);
 /// Major version of the LLVM in this process; 0 when older than LLVM 16
 /// (which is when LLVMGetVersion appeared).
 unsigned hostLLVMMajor() {
-  auto *Get = reinterpret_cast<GetVersionFn>(dlsym(RTLD_DEFAULT, "LLVMGetVersion"));
+  auto *Get =
+      reinterpret_cast<GetVersionFn>(dlsym(RTLD_DEFAULT, "LLVMGetVersion"));
   if (!Get)
     return 0;
   unsigned Major = 0, Minor = 0, Patch = 0;
@@ -24,7 +25,8 @@ unsigned hostLLVMMajor() {
 
 std::string ownDirectory() {
   Dl_info Info;
-  if (!dladdr(reinterpret_cast<void *>(&hostLLVMMajor), &Info) || !Info.dli_fname)
+  if (!dladdr(reinterpret_cast<void *>(&hostLLVMMajor), &Info) ||
+      !Info.dli_fname)
     return ".";
   std::string Path = Info.dli_fname;
   size_t Slash = Path.rfind('/');
@@ -34,13 +36,14 @@ std::string ownDirectory() {
 __attribute__((constructor)) void loadTorchChecks() {
   unsigned Host = hostLLVMMajor();
   if (Host != TORCH_TIDY_LLVM_MAJOR) {
-    std::string HostName =
-        Host ? "clang-tidy " + std::to_string(Host) : "a clang-tidy older than 16";
+    std::string HostName = Host ? "clang-tidy " + std::to_string(Host)
+                                : "a clang-tidy older than 16";
     std::fprintf(stderr,
                  "TorchTidyPlugin: built for clang-tidy %d but loaded into %s; "
                  "torch-* checks are not registered (use clang-tidy-%d or "
                  "torch-tidy)\n",
-                 TORCH_TIDY_LLVM_MAJOR, HostName.c_str(), TORCH_TIDY_LLVM_MAJOR);
+                 TORCH_TIDY_LLVM_MAJOR, HostName.c_str(),
+                 TORCH_TIDY_LLVM_MAJOR);
     return;
   }
   std::string Checks = ownDirectory() + "/TorchTidyChecks.so";

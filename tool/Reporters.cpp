@@ -34,7 +34,9 @@ std::map<std::string, unsigned> countPerCheck(const std::vector<Finding> &Fs) {
   return Counts;
 }
 
-std::string mib(uint64_t KiB) { return std::to_string((KiB + 512) / 1024) + " MiB"; }
+std::string mib(uint64_t KiB) {
+  return std::to_string((KiB + 512) / 1024) + " MiB";
+}
 } // namespace
 
 void writeText(llvm::raw_ostream &OS, const std::vector<Finding> &Findings,
@@ -57,7 +59,8 @@ void writeSummary(llvm::raw_ostream &OS, const std::vector<Finding> &Findings,
   auto Plural = [](size_t N, StringRef One, StringRef Many) {
     return std::to_string(N) + " " + (N == 1 ? One : Many).str();
   };
-  size_t Crashes = llvm::count_if(S.Failures, [](const Failure &F) { return F.Crashed; });
+  size_t Crashes =
+      llvm::count_if(S.Failures, [](const Failure &F) { return F.Crashed; });
   OS << "Summary: " << Plural(Findings.size(), "finding", "findings") << " in "
      << Plural(S.Files.size(), "file", "files") << " analysed; "
      << Plural(S.Failures.size() - Crashes, "file", "files")
@@ -74,7 +77,8 @@ void writeSummary(llvm::raw_ostream &OS, const std::vector<Finding> &Findings,
     OS << "Failed to compile:\n";
     for (const Failure &F : S.Failures)
       if (!F.Crashed)
-        OS << "  " << displayPath(F.File, Opts.Root) << ": " << F.Reason << "\n";
+        OS << "  " << displayPath(F.File, Opts.Root) << ": " << F.Reason
+           << "\n";
   }
   if (S.SuppressedByBaseline || S.OutsideDiff)
     OS << "Not shown: " << S.SuppressedByBaseline << " in the baseline, "
@@ -82,8 +86,9 @@ void writeSummary(llvm::raw_ostream &OS, const std::vector<Finding> &Findings,
 }
 
 void writeStats(llvm::raw_ostream &OS, const RunSummary &S) {
-  OS << llvm::formatv("Stats: -j {0}, {1:f1} s, peak worker memory {2} (mean {3})\n",
-                      S.Jobs, S.Seconds, mib(S.PeakKiB), mib(S.MeanPeakKiB));
+  OS << llvm::formatv(
+      "Stats: -j {0}, {1:f1} s, peak worker memory {2} (mean {3})\n", S.Jobs,
+      S.Seconds, mib(S.PeakKiB), mib(S.MeanPeakKiB));
 }
 
 static json::Object jsonPos(const Position &P, const ReportOptions &Opts) {
@@ -137,10 +142,10 @@ void writeJson(llvm::raw_ostream &OS, const std::vector<Finding> &Findings,
                        {"findingsPerCheck", std::move(PerCheck)},
                        {"suppressedByBaseline", S.SuppressedByBaseline},
                        {"outsideDiff", S.OutsideDiff}};
-  OS << llvm::formatv("{0:2}", json::Value(json::Object{
-                                   {"version", 1},
-                                   {"findings", std::move(List)},
-                                   {"summary", std::move(Summary)}}))
+  OS << llvm::formatv(
+            "{0:2}", json::Value(json::Object{{"version", 1},
+                                              {"findings", std::move(List)},
+                                              {"summary", std::move(Summary)}}))
      << "\n";
 }
 
@@ -188,7 +193,8 @@ static json::Object rule(StringRef Check, const ReportOptions &Opts) {
     Short = D->Short;
     Full = D->Full;
   } else if (Check.starts_with("clang-diagnostic-")) {
-    Short = Full = "Clang compiler diagnostic -W" + Check.drop_front(17).str() + ".";
+    Short = Full =
+        "Clang compiler diagnostic -W" + Check.drop_front(17).str() + ".";
   } else {
     Short = Full = "The " + Check.str() + " check; see its documentation.";
   }
@@ -207,11 +213,10 @@ static json::Array sarifFixes(const Finding &F, const ReportOptions &Opts) {
   std::map<std::string, json::Array> PerFile;
   for (const Edit &E : F.Fixes)
     PerFile[E.Begin.File].push_back(json::Object{
-        {"deletedRegion",
-         json::Object{{"startLine", E.Begin.Line},
-                      {"startColumn", E.Begin.Column},
-                      {"endLine", E.End.Line},
-                      {"endColumn", E.End.Column}}},
+        {"deletedRegion", json::Object{{"startLine", E.Begin.Line},
+                                       {"startColumn", E.Begin.Column},
+                                       {"endLine", E.End.Line},
+                                       {"endColumn", E.End.Column}}},
         {"insertedContent", json::Object{{"text", E.Text}}}});
   json::Array Changes;
   for (auto &[File, Replacements] : PerFile)
@@ -219,9 +224,10 @@ static json::Array sarifFixes(const Finding &F, const ReportOptions &Opts) {
                                    {"replacements", std::move(Replacements)}});
   json::Array Fixes;
   if (!Changes.empty())
-    Fixes.push_back(json::Object{
-        {"description", json::Object{{"text", "Apply the fix-it of " + F.Check}}},
-        {"artifactChanges", std::move(Changes)}});
+    Fixes.push_back(
+        json::Object{{"description",
+                      json::Object{{"text", "Apply the fix-it of " + F.Check}}},
+                     {"artifactChanges", std::move(Changes)}});
   return Fixes;
 }
 
@@ -246,17 +252,17 @@ void writeSarif(llvm::raw_ostream &OS, const std::vector<Finding> &Findings,
         {"ruleId", F.Check},
         {"level", F.IsError ? "error" : "warning"},
         {"message", json::Object{{"text", F.Message}}},
-        {"locations", json::Array{json::Object{{"physicalLocation",
-                                                physical(F.Pos, Opts)}}}},
+        {"locations", json::Array{json::Object{
+                          {"physicalLocation", physical(F.Pos, Opts)}}}},
         {"partialFingerprints",
          json::Object{{"torchTidyFingerprint/v1", F.Fingerprint}}}};
     json::Array Related;
     for (const Note &N : F.Notes)
       if (!N.Pos.File.empty())
-        Related.push_back(json::Object{
-            {"id", static_cast<int64_t>(Related.size())},
-            {"physicalLocation", physical(N.Pos, Opts)},
-            {"message", json::Object{{"text", N.Message}}}});
+        Related.push_back(
+            json::Object{{"id", static_cast<int64_t>(Related.size())},
+                         {"physicalLocation", physical(N.Pos, Opts)},
+                         {"message", json::Object{{"text", N.Message}}}});
     if (!Related.empty())
       R["relatedLocations"] = std::move(Related);
     json::Array Fixes = sarifFixes(F, Opts);
@@ -277,10 +283,11 @@ void writeSarif(llvm::raw_ostream &OS, const std::vector<Finding> &Findings,
   std::string RootUri = "file://" + uriEscape(Opts.Root);
   if (!StringRef(RootUri).ends_with("/"))
     RootUri += "/";
-  json::Object Driver{{"name", "torch-tidy"},
-                      {"version", TORCH_TIDY_VERSION},
-                      {"informationUri", "https://github.com/torch-tidy/torch-tidy"},
-                      {"rules", std::move(Rules)}};
+  json::Object Driver{
+      {"name", "torch-tidy"},
+      {"version", TORCH_TIDY_VERSION},
+      {"informationUri", "https://github.com/torch-tidy/torch-tidy"},
+      {"rules", std::move(Rules)}};
   json::Object Run{
       {"tool", json::Object{{"driver", std::move(Driver)}}},
       {"originalUriBaseIds",
