@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Builds torch-tidy with AddressSanitizer and UndefinedBehaviorSanitizer in
-# build-san/ and runs, stopping at the first sanitizer error, the tool tests
-# and every check test (plugin runs are skipped: the instrumented checks can
-# not be loaded into the uninstrumented clang-tidy-22).
+# build-san/ and runs, stopping at the first sanitizer error, the tool tests,
+# each check's main test and the demo test (plugin runs are skipped: the
+# instrumented checks can not be loaded into the uninstrumented clang-tidy-22).
 # Usage: scripts/test-sanitizers.sh [lit test paths under build-san/test]
 set -euo pipefail
 cd "$(dirname "$0")/.."
