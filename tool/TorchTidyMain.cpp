@@ -21,7 +21,8 @@ extern volatile int TorchTidyModuleAnchorSource;
 
 /// Test-only fault injection for batch workers, so tests can prove that the
 /// driver survives them: TORCH_TIDY_FAULT_INJECTION=ACTION:NAME makes the
-/// worker whose source path contains NAME kill itself (kill, abort, segv) or
+/// worker whose source path contains NAME kill itself (kill, abort, segv,
+/// term) or
 /// delete its source first (delete: a file gone between listing and
 /// analysis).
 static void injectFault(const torch_tidy::CommandLine &C) {
@@ -37,6 +38,8 @@ static void injectFault(const torch_tidy::CommandLine &C) {
     std::raise(SIGABRT);
   else if (Action == "segv")
     std::raise(SIGSEGV);
+  else if (Action == "term")
+    std::raise(SIGTERM);
   else if (Action == "delete")
     llvm::sys::fs::remove(C.Sources.front());
 }
