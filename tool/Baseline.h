@@ -21,4 +21,4 @@ unsigned applyBaseline(std::vector<Finding> &Findings, Baseline B);
 
 } // namespace torch_tidy
 
-#endif
+#endif // TORCH_TIDY_TOOL_BASELINE_H

@@ -34,4 +34,4 @@ llvm::Expected<ChangedLines> diffFile(llvm::StringRef Path);
 
 } // namespace torch_tidy
 
-#endif
+#endif // TORCH_TIDY_TOOL_DIFFFILTER_H
