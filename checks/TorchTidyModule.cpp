@@ -1,5 +1,7 @@
 //===- TorchTidyModule.cpp - the 'torch' clang-tidy module ---------------===//
+#include "DeviceMismatchCheck.h"
 #include "DiscardedToCheck.h"
+#include "HostAccessDeviceTensorCheck.h"
 #include "LossAccumulationCheck.h"
 #include "StaleOptimizerCheck.h"
 #include "SyncInLoopCheck.h"
@@ -19,6 +21,9 @@ public:
     Factories.registerCheck<UnregisteredMemberCheck>(
         "torch-unregistered-member");
     Factories.registerCheck<SyncInLoopCheck>("torch-sync-in-loop");
+    Factories.registerCheck<DeviceMismatchCheck>("torch-device-mismatch");
+    Factories.registerCheck<HostAccessDeviceTensorCheck>(
+        "torch-host-access-device-tensor");
   }
 };
 
