@@ -206,7 +206,7 @@ static bool usableAt(const ValueDecl *D, const Expr *At,
   if (!V)
     return false;
   if (!V->isLocalVarDecl())
-    return V->getType().isConstQualified();
+    return false; // a global may need qualification
   const auto *Body = dyn_cast<CompoundStmt>(Fn->getBody());
   if (!Body)
     return false;
@@ -304,6 +304,17 @@ static SourceLocation optionsInsertion(const CallExpr *Factory,
   return {};
 }
 
+/// True for a name, a member access or a call: `x`, `batch.data`,
+/// `torch::ones({2})`, which need no parentheses before `.device()`.
+static bool isSimpleName(const Expr *E) {
+  E = utils::stripImplicit(E);
+  if (const auto *B = dyn_cast<CXXBindTemporaryExpr>(E))
+    E = utils::stripImplicit(B->getSubExpr());
+  if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(E))
+    return Op->getOperator() == OO_Arrow || Op->getOperator() == OO_Subscript;
+  return isa<DeclRefExpr>(E) || isa<MemberExpr>(E) || isa<CallExpr>(E);
+}
+
 // ===--------------------------------------------------------------------===//
 // Reports
 // ===--------------------------------------------------------------------===//
@@ -323,20 +334,24 @@ void DeviceMismatchCheck::checkOp(const Op &O, const DeviceFlow &Flow,
     const CXXRecordDecl *Class = utils::moduleClassOf(O.Module->getType());
     if (!utils::isLossModule(Class)) {
       DeviceFact M = Flow.factOf(O.Module);
-      if (!M.Device.isDeviceSide() || !utils::moduleHasParameters(Class))
+      if (!utils::moduleHasParameters(Class))
         return;
       for (unsigned I = 0; I < Facts.size(); ++I)
-        if (IsHostTensor(Facts[I]))
+        if ((M.Device.isDeviceSide() && IsHostTensor(Facts[I])) ||
+            (M.Device.isCPU() && Facts[I].Device.isDeviceSide()))
           return reportModuleCall(O, O.Operands[I], Facts[I], M, SM, LO);
       return;
     }
   }
 
+  // The first CPU operand, and the device operand best named in a message.
   int Host = -1, Dev = -1;
   for (unsigned I = 0; I < Facts.size(); ++I) {
     if (Host < 0 && IsHostTensor(Facts[I]))
       Host = I;
-    if (Dev < 0 && Facts[I].Device.isDeviceSide())
+    if (Facts[I].Device.isDeviceSide() &&
+        (Dev < 0 || (!isSimpleName(O.Operands[Dev]) &&
+                     isSimpleName(O.Operands[I]))))
       Dev = I;
   }
   if (Host < 0 || Dev < 0)
@@ -350,9 +365,11 @@ void DeviceMismatchCheck::checkOp(const Op &O, const DeviceFlow &Flow,
   std::string DName = utils::quotableText(O.Operands[Dev], SM, LO);
   std::string Fix;
   if (!HName.empty() && !DName.empty()) {
-    Fix = "move it with '" + HName + ".to(" + DName + ".device())'";
+    std::string HObj = isSimpleName(O.Operands[Host]) ? HName : "(" + HName + ")";
+    std::string DObj = isSimpleName(O.Operands[Dev]) ? DName : "(" + DName + ")";
+    Fix = "move it with '" + HObj + ".to(" + DObj + ".device())'";
     if (H.From.Kind == Origin::Factory)
-      Fix += " or create it with '" + DName + ".options()'";
+      Fix += " or create it with '" + DObj + ".options()'";
   } else {
     Fix = "move it to the other operand's device with '.to(...)'";
   }
@@ -373,8 +390,8 @@ void DeviceMismatchCheck::checkOp(const Op &O, const DeviceFlow &Flow,
       }
     }
   }
-  utils::noteOrigin(*this, HName, H, SM);
-  utils::noteOrigin(*this, DName, D, SM);
+  utils::noteOrigin(*this, HName, O.Operands[Host], H, SM);
+  utils::noteOrigin(*this, DName, O.Operands[Dev], D, SM);
 }
 
 void DeviceMismatchCheck::reportModuleCall(const Op &O, const Expr *Input,
@@ -392,26 +409,36 @@ void DeviceMismatchCheck::reportModuleCall(const Op &O, const Expr *Input,
       Arrow && Arrow->getOperator() == OO_Arrow && Arrow->getNumArgs() == 1)
     Module = Arrow->getArg(0);
   std::string MName = utils::quotableText(Module, SM, LO);
-  std::string Message =
-      utils::describeOperand(IName, InputFact) + " but the module" +
-      (MName.empty() ? "" : " '" + MName + "'") + " is " +
-      ModuleFact.Device.describe() +
-      "; on a GPU machine its parameters and this input are on different "
-      "devices and the call throws; move the input to the module's device "
-      "first";
+  std::string Message = utils::describeOperand(IName, InputFact) +
+                        " but the module" +
+                        (MName.empty() ? "" : " '" + MName + "'") + " is " +
+                        ModuleFact.Device.describe();
+  if (ModuleFact.From.Kind == Origin::ModuleCreated)
+    Message += " (created here, modules start on the CPU)";
+  Message += "; on a GPU machine its parameters and this input are on "
+             "different devices and the call throws; ";
+  // The device to suggest, when a variable names it.
+  const DeviceFact &Dev = InputFact.Device.isDeviceSide() ? InputFact
+                                                          : ModuleFact;
   std::string Device;
-  if (ModuleFact.Device.kind() == DeviceValue::OnDevice)
-    Device = ModuleFact.Device.decl()->getName().str();
-  else if (const auto *To = dyn_cast_or_null<CXXMemberCallExpr>(
-               ModuleFact.From.Where);
+  if (Dev.Device.kind() == DeviceValue::OnDevice)
+    Device = Dev.Device.decl()->getName().str();
+  else if (const auto *To = dyn_cast_or_null<CXXMemberCallExpr>(Dev.From.Where);
            To && To->getNumArgs() > 0)
     if (const ValueDecl *D = deviceVariableIn(To->getArg(0)))
       Device = D->getName().str();
-  if (!IName.empty() && !Device.empty())
-    Message += ": '" + IName + ".to(" + Device + ")'";
+  if (InputFact.Device.isDeviceSide()) {
+    Message += "move the module to the input's device first";
+    if (!MName.empty() && !Device.empty())
+      Message += ": '" + MName + "->to(" + Device + ")'";
+  } else {
+    Message += "move the input to the module's device first";
+    if (!IName.empty() && !Device.empty())
+      Message += ": '" + IName + ".to(" + Device + ")'";
+  }
   diag(Loc, "%0") << Message;
-  utils::noteOrigin(*this, IName, InputFact, SM);
-  utils::noteOrigin(*this, MName, ModuleFact, SM);
+  utils::noteOrigin(*this, IName, Input, InputFact, SM);
+  utils::noteOrigin(*this, MName, Module, ModuleFact, SM);
 }
 
 } // namespace clang::tidy::torch

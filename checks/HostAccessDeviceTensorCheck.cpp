@@ -262,7 +262,7 @@ void HostAccessDeviceTensorCheck::check(
              DiagnosticIDs::Note)
             << A.Consumer;
     }
-    utils::noteOrigin(*this, Name, F, SM);
+    utils::noteOrigin(*this, Name, Tensor, F, SM);
   }
 }
 

@@ -25,8 +25,31 @@ std::string describeOperand(StringRef Name, const DeviceFact &F) {
   return S;
 }
 
-void noteOrigin(ClangTidyCheck &Check, StringRef Name, const DeviceFact &F,
-                const SourceManager &SM) {
+/// True when \p Origin is \p Operand itself or the initializer of the
+/// variable \p Operand names.
+static bool isOwnOrigin(const Expr *Operand, const Stmt *Origin) {
+  if (!Operand || !Origin)
+    return false;
+  const Expr *O = stripImplicit(Operand);
+  if (O == Origin)
+    return true;
+  const auto *DRE = dyn_cast<DeclRefExpr>(O);
+  const auto *V = DRE ? dyn_cast<VarDecl>(DRE->getDecl()) : nullptr;
+  const Expr *Init = V ? V->getInit() : nullptr;
+  for (int I = 0; Init && I < 8; ++I) {
+    Init = stripImplicit(Init);
+    if (Init == Origin)
+      return true;
+    const auto *CE = dyn_cast<CXXConstructExpr>(Init);
+    if (!CE || CE->getNumArgs() != 1)
+      return false;
+    Init = CE->getArg(0); // a copy or move
+  }
+  return false;
+}
+
+void noteOrigin(ClangTidyCheck &Check, StringRef Name, const Expr *Operand,
+                const DeviceFact &F, const SourceManager &SM) {
   if (!F.From)
     return;
   SourceLocation Loc = SM.getFileLoc(F.From.Loc);
@@ -34,28 +57,33 @@ void noteOrigin(ClangTidyCheck &Check, StringRef Name, const DeviceFact &F,
     return;
   std::string Who = Name.empty() ? "the tensor" : ("'" + Name + "'").str();
   std::string Where = F.Device.name();
+  const bool Own = isOwnOrigin(Operand, F.From.Where);
   std::string Text;
   switch (F.From.Kind) {
   case Origin::Factory:
-    Text = Who + " is created here without a device, so it is on the CPU";
+    Text = Own ? Who + " is created here without a device, so it is on the CPU"
+               : "created without a device, so on the CPU";
     break;
   case Origin::FactoryWithDevice:
-    Text = Who + " is created on " + Where + " here";
+    Text = Own ? Who + " is created on " + Where + " here"
+               : "created on " + Where;
     break;
   case Origin::Moved:
-    Text = Who + " is moved to " + Where + " here";
+    Text = Own ? Who + " is moved to " + Where + " here" : "moved to " + Where;
+    break;
+  case Origin::ModuleTensor:
+    Text = Own ? Who + " belongs to a module on " + Where
+               : "a tensor of a module on " + Where;
+    break;
+  case Origin::ModuleOutput:
+    Text = Own ? Who + " is computed by a module on " + Where + " here"
+               : "computed by a module on " + Where;
     break;
   case Origin::LoaderBatch:
     Text = Who + " comes from this data loader, which yields CPU tensors";
     break;
   case Origin::ForwardArgument:
     Text = "the tensor arguments of forward() are on the module's device";
-    break;
-  case Origin::ModuleTensor:
-    Text = "this tensor belongs to the module, so it is on " + Where;
-    break;
-  case Origin::ModuleOutput:
-    Text = Who + " is computed by a module on " + Where + " here";
     break;
   case Origin::ModuleMoved:
     Text = "the module is moved to " + Where + " here";
@@ -69,6 +97,13 @@ void noteOrigin(ClangTidyCheck &Check, StringRef Name, const DeviceFact &F,
   case Origin::None:
     return;
   }
+  bool Derived = !Own && (F.From.Kind == Origin::Factory ||
+                          F.From.Kind == Origin::FactoryWithDevice ||
+                          F.From.Kind == Origin::Moved ||
+                          F.From.Kind == Origin::ModuleTensor ||
+                          F.From.Kind == Origin::ModuleOutput);
+  if (Derived)
+    Text = "the device of " + Who + " comes from here: " + Text;
   Check.diag(Loc, "%0", DiagnosticIDs::Note) << Text;
 }
 

@@ -22,10 +22,12 @@ std::string quotableText(const Expr *E, const SourceManager &SM,
 /// tensor").
 std::string describeOperand(StringRef Name, const DeviceFact &F);
 
-/// Adds the note at \p F's origin, if it has one in the main file or a
-/// non-system header.
-void noteOrigin(ClangTidyCheck &Check, StringRef Name, const DeviceFact &F,
-                const SourceManager &SM);
+/// Adds the note at the origin of \p F, the fact about \p Operand (named
+/// \p Name, or ""), unless the origin is in a system header. The note says
+/// "'y' is created here ..." when the origin is Operand's own initializer,
+/// "the device of 'y' comes from here: ..." when Operand derives from it.
+void noteOrigin(ClangTidyCheck &Check, StringRef Name, const Expr *Operand,
+                const DeviceFact &F, const SourceManager &SM);
 
 } // namespace clang::tidy::torch::utils
 

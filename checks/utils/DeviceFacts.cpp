@@ -63,7 +63,7 @@ StringRef Origin::phrase() const {
   case Factory:
     return "created without a device";
   case FactoryWithDevice:
-    return "created there";
+    return "created on it";
   case Moved:
     return "moved here";
   case LoaderBatch:

@@ -986,14 +986,17 @@ DeviceFact DeviceFlowBuilder::moduleCallFact(const Expr *Call,
   for (const Expr *A : Args)
     if (carrier(A) == Carrier::Tensor)
       Tensors.push_back(A);
+  // A loss module computes on its inputs' device. Any other module's
+  // output is on the module's device; when that is unknown, so is the
+  // output (its forward() may move the input).
   const CXXRecordDecl *Class = moduleClassOf(Module->getType());
+  if (isLossModule(Class))
+    return Tensors.empty() ? DeviceFact::unknown()
+                           : common(Tensors, /*Broadcast=*/false);
   DeviceFact M = get(Module);
-  if (!isLossModule(Class) && M.Device.isKnown() &&
-      M.Device.kind() != DeviceValue::Unspecified)
+  if (M.Device.isKnown() && M.Device.kind() != DeviceValue::Unspecified)
     return {M.Device, {}, Origin(Origin::ModuleOutput, Call)};
-  if (Tensors.empty())
-    return DeviceFact::unknown();
-  return common(Tensors, /*Broadcast=*/false);
+  return DeviceFact::unknown();
 }
 
 DeviceFact DeviceFlowBuilder::factoryFact(const CallExpr *Call,
