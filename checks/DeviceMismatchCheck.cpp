@@ -90,10 +90,16 @@ namespace {
 /// does not analyse their bodies with the function).
 struct OpCollector {
   std::vector<DeviceMismatchCheck::Op> Ops;
+  /// How often each local is named: a fix-it changes a factory call only
+  /// when its tensor is used once, in the op reported.
+  llvm::DenseMap<const VarDecl *, unsigned> Uses;
 
   void visit(const Stmt *S) {
     if (!S || isa<LambdaExpr>(S))
       return;
+    if (const auto *DRE = dyn_cast<DeclRefExpr>(S))
+      if (const auto *V = dyn_cast<VarDecl>(DRE->getDecl()))
+        ++Uses[V];
     if (const auto *E = dyn_cast<Expr>(S))
       consider(E);
     for (const Stmt *Child : S->children())
@@ -165,7 +171,7 @@ void DeviceMismatchCheck::check(const MatchFinder::MatchResult &Result) {
     return;
   }
   for (const Op &O : Collector.Ops)
-    checkOp(O, Flow, Fn, Ctx);
+    checkOp(O, Flow, Fn, Ctx, Collector.Uses);
 }
 
 // ===--------------------------------------------------------------------===//
@@ -319,8 +325,9 @@ static bool isSimpleName(const Expr *E) {
 // Reports
 // ===--------------------------------------------------------------------===//
 
-void DeviceMismatchCheck::checkOp(const Op &O, const DeviceFlow &Flow,
-                                  const FunctionDecl *Fn, ASTContext &Ctx) {
+void DeviceMismatchCheck::checkOp(
+    const Op &O, const DeviceFlow &Flow, const FunctionDecl *Fn,
+    ASTContext &Ctx, const llvm::DenseMap<const VarDecl *, unsigned> &Uses) {
   const SourceManager &SM = Ctx.getSourceManager();
   const LangOptions &LO = Ctx.getLangOpts();
   llvm::SmallVector<DeviceFact, 4> Facts;
@@ -380,8 +387,18 @@ void DeviceMismatchCheck::checkOp(const Op &O, const DeviceFlow &Flow,
                         Fix;
   {
     auto Diag = diag(Loc, "%0") << Message;
+    // Only a factory call whose tensor is used nowhere else: the operand
+    // itself, or a local named once.
     const auto *Factory = dyn_cast_or_null<CallExpr>(H.From.Where);
-    if (H.From.Kind == Origin::Factory && Factory && !Fixed.contains(Factory)) {
+    const Expr *HostOperand = utils::stripImplicit(O.Operands[Host]);
+    const auto *HostVar = dyn_cast<DeclRefExpr>(HostOperand);
+    bool UsedOnce =
+        HostOperand == Factory ||
+        (HostVar && isa<VarDecl>(HostVar->getDecl()) &&
+         Uses.lookup(cast<VarDecl>(HostVar->getDecl())) == 1);
+    if (H.From.Kind == Origin::Factory && Factory && UsedOnce &&
+        utils::isOwnOrigin(O.Operands[Host], Factory) &&
+        !Fixed.contains(Factory)) {
       SourceLocation At = optionsInsertion(Factory, SM, LO);
       std::string Spelling = deviceSpelling(D, Factory, Fn, SM);
       if (At.isValid() && !Spelling.empty()) {

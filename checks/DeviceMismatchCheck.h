@@ -39,7 +39,8 @@ public:
 
 private:
   void checkOp(const Op &O, const utils::DeviceFlow &Flow,
-               const FunctionDecl *Fn, ASTContext &Ctx);
+               const FunctionDecl *Fn, ASTContext &Ctx,
+               const llvm::DenseMap<const VarDecl *, unsigned> &Uses);
   void reportModuleCall(const Op &O, const Expr *Input,
                         const utils::DeviceFact &InputFact,
                         const utils::DeviceFact &ModuleFact,

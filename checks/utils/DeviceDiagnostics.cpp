@@ -25,9 +25,7 @@ std::string describeOperand(StringRef Name, const DeviceFact &F) {
   return S;
 }
 
-/// True when \p Origin is \p Operand itself or the initializer of the
-/// variable \p Operand names.
-static bool isOwnOrigin(const Expr *Operand, const Stmt *Origin) {
+bool isOwnOrigin(const Expr *Operand, const Stmt *Origin) {
   if (!Operand || !Origin)
     return false;
   const Expr *O = stripImplicit(Operand);

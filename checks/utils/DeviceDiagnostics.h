@@ -22,6 +22,10 @@ std::string quotableText(const Expr *E, const SourceManager &SM,
 /// tensor").
 std::string describeOperand(StringRef Name, const DeviceFact &F);
 
+/// True when \p Origin is \p Operand itself, or the initializer of the
+/// variable \p Operand names.
+bool isOwnOrigin(const Expr *Operand, const Stmt *Origin);
+
 /// Adds the note at the origin of \p F, the fact about \p Operand (named
 /// \p Name, or ""), unless the origin is in a system header. The note says
 /// "'y' is created here ..." when the origin is Operand's own initializer,

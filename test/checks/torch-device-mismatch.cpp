@@ -2,7 +2,8 @@
 // RUN: %check_torch_tidy --via plugin --no-compile %s torch-device-mismatch %t.plugin -- %torch_flags
 
 // Each source of a device, each op kind: a CPU tensor meets a tensor on a
-// device. Fix-its give a factory call the other operand's device.
+// device. Fix-its give a factory call the other operand's device when its
+// tensor is used only in the op reported.
 #include <torch/torch.h>
 
 // --- Device values -------------------------------------------------------
@@ -111,7 +112,7 @@ void factories(torch::Device d, torch::Tensor x) {
   auto r12 = g + torch::zeros_like(host);
   // CHECK-MESSAGES: :[[@LINE-1]]:16: warning: 'torch::zeros_like(host)' is on the CPU (created without a device)
   // CHECK-MESSAGES: :[[@LINE-3]]:15: note: the device of 'torch::zeros_like(host)' comes from here: created without a device, so on the CPU
-  // CHECK-FIXES: auto host = torch::ones({4}, d);
+  // CHECK-FIXES: auto host = torch::ones({4});
 }
 
 void created_on_a_device(torch::Tensor x, torch::Device d) {
@@ -185,7 +186,7 @@ void op_results(torch::Tensor x, torch::Device d) {
   // CHECK-MESSAGES: :[[@LINE-1]]:14: warning: 'host' is on the CPU (created without a device) but 'b' is on 'd' (moved here)
   // CHECK-MESSAGES: :[[@LINE-3]]:15: note: 'host' is created here without a device, so it is on the CPU
   // CHECK-MESSAGES: :[[@LINE-6]]:14: note: the device of 'b' comes from here: moved to 'd'
-  // CHECK-FIXES: auto host = torch::ones({4}, d);
+  // CHECK-FIXES: auto host = torch::ones({4});{{$}}
   auto cpu_sum = host.exp() * 3;
   auto e = a.matmul(cpu_sum);
   // CHECK-MESSAGES: :[[@LINE-1]]:14: warning: 'cpu_sum' is on the CPU (created without a device) but 'a' is on 'd'
@@ -197,7 +198,7 @@ void op_results(torch::Tensor x, torch::Device d) {
 void ops(torch::Tensor x, torch::Device d) {
   auto g = x.to(d);
   auto h = torch::randn({4, 4});
-  // CHECK-FIXES: auto h = torch::randn({4, 4}, d);
+  // CHECK-FIXES: auto h = torch::randn({4, 4});{{$}}
   auto lt = g < h;
   // CHECK-MESSAGES: :[[@LINE-1]]:15: warning: 'h' is on the CPU
   auto eq = g == h;
@@ -302,7 +303,7 @@ void flow(torch::Tensor x, torch::Device d, bool cond) {
   torch::Tensor t = torch::ones({4});
   if (cond)
     t = t * 2;
-  // CHECK-FIXES: torch::Tensor t = torch::ones({4}, d);
+  // CHECK-FIXES: torch::Tensor t = torch::ones({4});{{$}}
   auto a = x.to(d) + t; // CPU on both paths
   // CHECK-MESSAGES: :[[@LINE-1]]:20: warning: 't' is on the CPU (created without a device) but 'x.to(d)' is on 'd'
   for (int i = 0; i < 3; ++i) {
