@@ -245,8 +245,6 @@ void DeviceFlowBuilder::run() {
                " blocks (limit " + std::to_string(DeviceFlow::MaxBlocks) + ")";
     return;
   }
-  if (getenv("TT_DEBUG_FLOW"))
-    Graph->dump(Ctx.getLangOpts(), false);
   for (const CFGBlock *B : *Graph)
     for (const CFGElement &El : *B)
       if (auto CS = El.getAs<CFGStmt>())
@@ -349,12 +347,7 @@ void DeviceFlowBuilder::run() {
   Out.Facts.reserve(Memo.size());
   for (const auto &[E, M] : Memo)
     Out.Facts[E] = M.Fact;
-  if (getenv("TT_DEBUG_FLOW"))
-    for (const auto &[E, M] : Memo)
-      llvm::errs() << "FACT " << E->getStmtClassName() << " "
-                   << E->getExprLoc().printToString(Ctx.getSourceManager())
-                   << " -> " << M.Fact.Device.name() << " rank "
-                   << M.Fact.Rank.exact() << "\n";
+
 }
 
 void DeviceFlowBuilder::joinStates(State &Into, const State &From) {
