@@ -91,7 +91,7 @@ void SyncInLoopCheck::registerMatchers(MatchFinder *Finder) {
   // Loops top-down, with their function (DeviceFlow's facts are per
   // function); check() reads the bodies of the hot ones.
   Finder->addMatcher(
-      functionDecl(isDefinition(),
+      functionDecl(isDefinition(), unless(isExpansionInSystemHeader()),
                    hasBody(forEachDescendant(
                        stmt(anyOf(forStmt(), cxxForRangeStmt(), whileStmt(),
                                   doStmt()))
