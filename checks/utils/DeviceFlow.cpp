@@ -65,10 +65,12 @@ bool sameState(const State &A, const State &B) {
 /// The top-down scan done once per function, before the CFG.
 struct Prescan : RecursiveASTVisitor<Prescan> {
   explicit Prescan(ScanFacts &Out)
-      : Loops(Out.Loops), Volatile(Out.Volatile), NonLocals(Out.NonLocals) {}
+      : Loops(Out.Loops), Volatile(Out.Volatile), NonLocals(Out.NonLocals),
+        Lambdas(Out.Lambdas) {}
   llvm::DenseMap<const VarDecl *, LoopSource> &Loops;
   llvm::DenseSet<const ValueDecl *> &Volatile;
   llvm::SetVector<const ValueDecl *> &NonLocals;
+  std::vector<const FunctionDecl *> &Lambdas;
   unsigned LambdaDepth = 0;
 
   bool shouldVisitLambdaBody() const { return true; }
@@ -79,6 +81,8 @@ struct Prescan : RecursiveASTVisitor<Prescan> {
         if (const auto *V = dyn_cast<VarDecl>(C.getCapturedVar()))
           if (writesIn(L->getBody(), V))
             Volatile.insert(V);
+    if (LambdaDepth == 0 && L->getCallOperator())
+      Lambdas.push_back(L->getCallOperator());
     ++LambdaDepth;
     bool R = RecursiveASTVisitor::TraverseLambdaExpr(L);
     --LambdaDepth;
@@ -188,6 +192,8 @@ void DeviceFlowBuilder::run() {
   }
 
   Prescan(Scan).TraverseStmt(const_cast<Stmt *>(Body));
+  Out.Context = &Ctx;
+  Out.Lambdas = Scan.Lambdas;
 
   // Reverse post-order.
   const unsigned N = Graph->getNumBlockIDs();
@@ -510,11 +516,12 @@ const DeviceFlow &DeviceFlow::get(const FunctionDecl *FD, ASTContext &Ctx) {
 
 void DeviceFlow::clearCache() { Cache.clear(); }
 
-DeviceFact DeviceFlow::factOf(const Expr *E) const {
+const DeviceFact *DeviceFlow::find(const Expr *E) const {
+  const Expr *Start = E;
   for (int I = 0; E && I < 8; ++I) {
     auto It = Facts.find(E);
     if (It != Facts.end())
-      return It->second;
+      return &It->second;
     const Expr *Next = E->IgnoreImplicit()->IgnoreParens();
     if (const auto *M = dyn_cast<MaterializeTemporaryExpr>(Next))
       Next = M->getSubExpr();
@@ -522,7 +529,16 @@ DeviceFact DeviceFlow::factOf(const Expr *E) const {
       break;
     E = Next;
   }
-  return DeviceFact::unknown();
+  // An expression in a lambda body: that lambda's own analysis.
+  for (const FunctionDecl *L : Lambdas)
+    if (const DeviceFact *F = get(L, *Context).find(Start))
+      return F;
+  return nullptr;
+}
+
+DeviceFact DeviceFlow::factOf(const Expr *E) const {
+  const DeviceFact *F = E ? find(E) : nullptr;
+  return F ? *F : DeviceFact::unknown();
 }
 
 DeviceValue DeviceFlow::conversionTarget(const CXXMemberCallExpr *Call) const {

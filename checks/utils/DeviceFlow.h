@@ -43,8 +43,9 @@
 // Limits: template code (dependent or instantiated) is skipped; so is a
 // function whose CFG has more than MaxBlocks blocks or MaxElements elements,
 // or that does not converge within MaxVisitsPerBlock visits per block.
-// Lambda bodies are not analysed with their enclosing function (a local that
-// a lambda captures by reference and assigns is Unknown everywhere).
+// A lambda body is analysed as a function of its own, on request (factOf()
+// of an expression in it); what it captures is Unknown there, and a local
+// that a lambda captures by reference and assigns is Unknown everywhere.
 // A tensor passed by non-const reference to a function outside LibTorch, and
 // a module passed to one at all, become Unknown there.
 #ifndef TORCH_TIDY_UTILS_DEVICEFLOW_H
@@ -56,6 +57,7 @@
 #include "llvm/ADT/DenseMap.h"
 #include <memory>
 #include <string>
+#include <vector>
 
 namespace clang::tidy::torch::utils {
 
@@ -108,7 +110,12 @@ public:
 
 private:
   friend class DeviceFlowBuilder;
+  /// The fact for \p E, here or in the analysis of a lambda in the body.
+  const DeviceFact *find(const Expr *E) const;
+
   std::string Skip;
+  ASTContext *Context = nullptr;
+  std::vector<const FunctionDecl *> Lambdas;
   unsigned NumBlocks = 0;
   unsigned NumVisits = 0;
   llvm::DenseMap<const Expr *, DeviceFact> Facts;

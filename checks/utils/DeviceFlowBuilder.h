@@ -38,6 +38,8 @@ struct ScanFacts {
   /// Parameters, globals and fields the body reads: present in the entry
   /// state, so that joins see their initial facts.
   llvm::SetVector<const ValueDecl *> NonLocals;
+  /// The call operators of the lambdas in the body (not nested in another).
+  std::vector<const FunctionDecl *> Lambdas;
 };
 
 /// Computes one DeviceFlow: the engine and effects in DeviceFlow.cpp, the

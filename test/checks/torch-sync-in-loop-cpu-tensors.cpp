@@ -51,3 +51,19 @@ void random_draws(Net &net, torch::Tensor x) {
     (void)m;
   }
 }
+
+// In a lambda: the lambda body has its own device facts.
+void in_lambda(Net &net, torch::Tensor x) {
+  auto epoch = [&] {
+    for (int step = 0; step < 10; ++step) {
+      auto out = net->forward(x);
+      float r = torch::rand(1)[0].item<float>();
+      float m = out.sum().item<float>(); // near miss
+      // CHECK-MESSAGES: :[[@LINE-1]]:27: warning: 'Tensor::item' makes the host wait for the device on every iteration of this inference loop
+      // CHECK-MESSAGES: :[[@LINE-4]]:23: note: this loop runs the model: 'forward' is called here
+      (void)r;
+      (void)m;
+    }
+  };
+  epoch();
+}
