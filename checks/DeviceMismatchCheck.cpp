@@ -1,5 +1,6 @@
 //===- DeviceMismatchCheck.cpp - torch-device-mismatch -------------------===//
 #include "DeviceMismatchCheck.h"
+#include "utils/ASTWalk.h"
 #include "utils/CheckOptions.h"
 #include "utils/DeviceDiagnostics.h"
 #include "utils/DeviceRules.h"
@@ -157,6 +158,8 @@ struct OpCollector {
 
 void DeviceMismatchCheck::check(const MatchFinder::MatchResult &Result) {
   const auto *Fn = Result.Nodes.getNodeAs<FunctionDecl>("fn");
+  if (utils::isTemplateCode(Fn)) // DeviceFlow skips it
+    return;
   ASTContext &Ctx = *Result.Context;
   OpCollector Collector;
   Collector.visit(Fn->getBody());
@@ -164,7 +167,7 @@ void DeviceMismatchCheck::check(const MatchFinder::MatchResult &Result) {
     return;
   const DeviceFlow &Flow = DeviceFlow::get(Fn, Ctx);
   if (!Flow.analyzed()) {
-    if (Verbose && Flow.skipReason() != "template code")
+    if (Verbose)
       diag(Fn->getLocation(), "device analysis skipped %0: %1",
            DiagnosticIDs::Remark)
           << Fn << Flow.skipReason();

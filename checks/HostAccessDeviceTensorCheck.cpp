@@ -1,5 +1,6 @@
 //===- HostAccessDeviceTensorCheck.cpp - torch-host-access-device-tensor -===//
 #include "HostAccessDeviceTensorCheck.h"
+#include "utils/ASTWalk.h"
 #include "utils/CheckOptions.h"
 #include "utils/DeviceDiagnostics.h"
 #include "utils/DeviceFlow.h"
@@ -210,6 +211,8 @@ struct AccessCollector {
 void HostAccessDeviceTensorCheck::check(
     const MatchFinder::MatchResult &Result) {
   const auto *Fn = Result.Nodes.getNodeAs<FunctionDecl>("fn");
+  if (utils::isTemplateCode(Fn)) // DeviceFlow skips it
+    return;
   ASTContext &Ctx = *Result.Context;
   const SourceManager &SM = Ctx.getSourceManager();
   const LangOptions &LO = Ctx.getLangOpts();
@@ -222,7 +225,7 @@ void HostAccessDeviceTensorCheck::check(
     return;
   const DeviceFlow &Flow = DeviceFlow::get(Fn, Ctx);
   if (!Flow.analyzed()) {
-    if (Verbose && Flow.skipReason() != "template code")
+    if (Verbose)
       diag(Fn->getLocation(), "device analysis skipped %0: %1",
            DiagnosticIDs::Remark)
           << Fn << Flow.skipReason();

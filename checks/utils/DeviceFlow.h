@@ -6,7 +6,10 @@
 //
 // Questions it answers, for the checks:
 //   - factOf(E) / deviceOf(E) / originOf(E): the device of a tensor, Device,
-//     TensorOptions or module expression E where E is evaluated;
+//     TensorOptions or module expression E where E is evaluated, and where
+//     it came from: originOf(E).Kind is Factory for a factory call without a
+//     device (Where is that call), LoaderBatch for a data-loader example,
+//     Moved for a conversion, ...;
 //   - isOnCPU(E): E is known to be a CPU tensor (an .item() on it is no sync);
 //   - conversionTarget(Call): the device a `.to(...)`, `.cuda()`, `.cpu()` or
 //     `type_as` call moves its receiver to;
@@ -39,6 +42,10 @@
 // The whole analysis runs only for functions a check asks about (those in
 // the main file with a candidate operation), and is cached per FunctionDecl
 // until the translation unit ends, so all checks share one analysis.
+//
+// Files: DeviceFlow.cpp (worklist, effects of statements, cache, API),
+// DeviceEval.cpp (the value of each expression), DeviceRules.cpp (LibTorch's
+// names and rules), DeviceFacts.cpp (the lattice).
 //
 // Limits: template code (dependent or instantiated) is skipped; so is a
 // function whose CFG has more than MaxBlocks blocks or MaxElements elements,
