@@ -1,6 +1,6 @@
 //===- DeviceMismatchCheck.cpp - torch-device-mismatch -------------------===//
 #include "DeviceMismatchCheck.h"
-#include "utils/ASTWalk.h"
+#include "utils/ASTHelpers.h"
 #include "utils/CheckOptions.h"
 #include "utils/DeviceDiagnostics.h"
 #include "utils/DeviceRules.h"

@@ -1,6 +1,6 @@
 //===- HostAccessDeviceTensorCheck.cpp - torch-host-access-device-tensor -===//
 #include "HostAccessDeviceTensorCheck.h"
-#include "utils/ASTWalk.h"
+#include "utils/ASTHelpers.h"
 #include "utils/CheckOptions.h"
 #include "utils/DeviceDiagnostics.h"
 #include "utils/DeviceFlow.h"

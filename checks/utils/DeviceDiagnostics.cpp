@@ -1,5 +1,6 @@
 //===- DeviceDiagnostics.cpp - wording for checks built on DeviceFlow ----===//
 #include "DeviceDiagnostics.h"
+#include "ASTHelpers.h"
 #include "TorchTypes.h"
 #include "clang/Lex/Lexer.h"
 

@@ -1,6 +1,7 @@
 //===- DeviceEval.cpp - the device of each expression, for DeviceFlow ----===//
 // The rules are DeviceFlow.h's "Sources"; LibTorch's names are in
 // DeviceRules.cpp.
+#include "ASTHelpers.h"
 #include "DeviceFlowBuilder.h"
 #include "TorchTypes.h"
 

@@ -1,5 +1,5 @@
 //===- DeviceFlow.cpp - where each tensor lives, at each program point ---===//
-#include "ASTWalk.h"
+#include "ASTHelpers.h"
 #include "DeviceFlowBuilder.h"
 #include "TorchTypes.h"
 #include "clang/AST/RecursiveASTVisitor.h"

@@ -1,5 +1,6 @@
 //===- DeviceRules.cpp - LibTorch's device rules, by name and type -------===//
 #include "DeviceRules.h"
+#include "ASTHelpers.h"
 #include "TorchModules.h"
 #include "TorchTypes.h"
 #include "clang/AST/DeclTemplate.h"
@@ -17,11 +18,6 @@ static bool inNamespace(const Decl *D, StringRef NS) {
 
 static bool isNamed(const NamedDecl *D, StringRef Name) {
   return D && D->getIdentifier() && D->getName() == Name;
-}
-
-bool isLibTorchDecl(const Decl *D) {
-  StringRef NS = outermostNamespace(D);
-  return NS == "at" || NS == "torch" || NS == "c10";
 }
 
 static const CXXRecordDecl *templateArgClass(const CXXRecordDecl *RD) {

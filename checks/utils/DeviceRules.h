@@ -30,9 +30,6 @@ enum class Carrier : unsigned char {
 /// The carrier of \p T, references and cv-qualifiers ignored.
 Carrier carrierOf(QualType T);
 
-/// True for declarations inside namespace at, torch or c10.
-bool isLibTorchDecl(const Decl *D);
-
 /// How a factory function determines its result.
 enum class FactoryKind : unsigned char {
   None,
