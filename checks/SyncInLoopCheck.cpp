@@ -2,6 +2,7 @@
 #include "SyncInLoopCheck.h"
 #include "utils/ASTHelpers.h"
 #include "utils/CheckOptions.h"
+#include "utils/DeviceFlow.h"
 #include "utils/TorchTypes.h"
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/StmtCXX.h"
@@ -120,18 +121,43 @@ SyncInLoopCheck::SyncInLoopCheck(StringRef Name, ClangTidyContext *Context)
   }
 }
 
+void SyncInLoopCheck::onStartOfTranslationUnit() {
+  TorchCheck::onStartOfTranslationUnit();
+  utils::DeviceFlow::clearCache();
+}
+
+void SyncInLoopCheck::onEndOfTranslationUnit() {
+  utils::DeviceFlow::clearCache();
+}
+
 void SyncInLoopCheck::storeOptions(ClangTidyOptions::OptionMap &Opts) {
   Options.store(Opts, "SyncFunctions", utils::joinList(SyncFunctions));
   Options.store(Opts, "AllowInPeriodicGuard", AllowInPeriodicGuard);
 }
 
 void SyncInLoopCheck::registerMatchers(MatchFinder *Finder) {
-  // Loops top-down; check() reads the bodies of the hot ones. One matcher
-  // per node kind, so the finder only tries loop statements.
-  Finder->addMatcher(forStmt().bind("loop"), this);
-  Finder->addMatcher(cxxForRangeStmt().bind("loop"), this);
-  Finder->addMatcher(whileStmt().bind("loop"), this);
-  Finder->addMatcher(doStmt().bind("loop"), this);
+  // Loops top-down, with their function (DeviceFlow's facts are per
+  // function); check() reads the bodies of the hot ones.
+  Finder->addMatcher(
+      functionDecl(
+          isDefinition(), unless(isExpansionInSystemHeader()),
+          hasBody(forEachDescendant(
+              stmt(anyOf(forStmt(), cxxForRangeStmt(), whileStmt(), doStmt()))
+                  .bind("loop"))))
+          .bind("fn"),
+      this);
+}
+
+/// True when \p Call reads a tensor DeviceFlow knows is on the CPU:
+/// `.item()`, `.cpu()` or `.to(kCPU)` of it waits for no device.
+static bool readsCPUTensor(const Expr *Call, const SyncOperation *Op,
+                           const FunctionDecl *Fn, ASTContext &Ctx) {
+  const auto *MC = dyn_cast<CXXMemberCallExpr>(Call);
+  if (!MC || !Fn || !Op ||
+      !(Op->Option == "item" || Op->Option == "cpu" || Op->Option == "to"))
+    return false;
+  return utils::DeviceFlow::get(Fn, Ctx).isOnCPU(
+      MC->getImplicitObjectArgument());
 }
 
 /// True if \p E denotes the CPU: torch::kCPU, Device(kCPU), Device("cpu"),
@@ -287,6 +313,7 @@ struct SyncInLoopCheck::Walk {
   SyncInLoopCheck &Check;
   const utils::HotMarker &Marker;
   ASTContext &Ctx;
+  const FunctionDecl *Fn;
   /// Calls whose value is thrown away (`x.to(torch::kCPU);`).
   llvm::SmallPtrSet<const Expr *, 8> Discarded;
 
@@ -349,7 +376,7 @@ struct SyncInLoopCheck::Walk {
     } else if (const auto *E = dyn_cast<Expr>(S)) {
       auto [Subject, Op] =
           Check.classify(E, !Discarded.contains(utils::stripImplicit(E)), Ctx);
-      if (!Subject.empty())
+      if (!Subject.empty() && !readsCPUTensor(E, Op, Fn, Ctx))
         Check.report(E, Subject, Op, Marker, Ctx.getSourceManager());
     }
     visitChildren(S);
@@ -389,7 +416,7 @@ void SyncInLoopCheck::check(const MatchFinder::MatchResult &Result) {
   utils::HotMarker Marker = utils::findHotMarker(Loop);
   if (!Marker)
     return;
-  Walk W{*this, Marker, Ctx, {}};
+  Walk W{*this, Marker, Ctx, Result.Nodes.getNodeAs<FunctionDecl>("fn"), {}};
   W.markLoopPositions(Loop);
   for (const Stmt *Part : utils::iterationParts(Loop))
     W.visit(Part);

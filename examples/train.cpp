@@ -13,7 +13,7 @@ int main() {
   model->to(device); // fine: Module::to keeps the optimizer's tensors
 
   // BUG: a fresh model after the optimizer was built; it never trains.
-  model = Regressor(8, 16);
+  model = Regressor(8, 16); model->to(device);
 
   torch::Tensor inputs = torch::randn({64, 8});
   torch::Tensor targets = inputs.sum(1, /*keepdim=*/true);

@@ -11,6 +11,7 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "child.h"
 #include "diagnostics.h"
 #include "measure.h"
 #include "report.h"
@@ -189,6 +190,7 @@ int run(const Options& o) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  if (int rc = run_child_if_requested(argc, argv); rc >= 0) return rc;
   try {
     return run(parse_args(argc, argv));
   } catch (const UsageError& e) {

@@ -91,15 +91,16 @@ void forwards(Net &net, torch::nn::Linear &linear, torch::nn::Sequential &seq,
 }
 
 // Iterating over torch::data::make_data_loader's result.
-void loaders(Net &net, torch::optim::SGD &opt) {
+void loaders(Net &net, torch::optim::SGD &opt, torch::Device device) {
   auto loader = torch::data::make_data_loader(
       torch::data::datasets::MNIST("data").map(
           torch::data::transforms::Stack<>()),
       64);
   for (auto &batch : *loader) {
-    std::cout << batch.target.sum().item<int64_t>();
-    // CHECK-MESSAGES: :[[@LINE-1]]:37: warning: 'Tensor::item' makes the host wait for the device on every iteration of this data-loading loop
-    // CHECK-MESSAGES: :[[@LINE-3]]:22: note: this loop fetches a batch from a data loader on every iteration
+    auto target = batch.target.to(device);
+    std::cout << target.sum().item<int64_t>();
+    // CHECK-MESSAGES: :[[@LINE-1]]:31: warning: 'Tensor::item' makes the host wait for the device on every iteration of this data-loading loop
+    // CHECK-MESSAGES: :[[@LINE-4]]:22: note: this loop fetches a batch from a data loader on every iteration
   }
   // A training loop over a loader: the training step is shown.
   torch::Tensor total = torch::zeros({});

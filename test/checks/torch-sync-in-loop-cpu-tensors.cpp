@@ -1,0 +1,69 @@
+// RUN: %check_torch_tidy %s torch-sync-in-loop %t -- %torch_flags
+
+// Tensors the device analysis knows are on the CPU: .item(), .cpu() and
+// .to(kCPU) of them wait for no device. Each loop also has a near miss.
+#include <torch/torch.h>
+
+struct NetImpl : torch::nn::Module {
+  NetImpl() : fc(register_module("fc", torch::nn::Linear(784, 10))) {}
+  torch::Tensor forward(torch::Tensor x) { return fc(x.view({-1, 784})); }
+  torch::nn::Linear fc;
+};
+TORCH_MODULE(Net);
+
+// A data loader yields CPU batches; real projects move them "to the CPU"
+// on every step.
+void loader_batches(Net &net, torch::optim::SGD &opt, torch::Device device) {
+  auto loader = torch::data::make_data_loader(
+      torch::data::datasets::MNIST("data").map(
+          torch::data::transforms::Stack<>()),
+      64);
+  for (auto &batch : *loader) {
+    auto data = batch.data.to(torch::kCPU);
+    auto target = batch.target.cpu();
+    int64_t first = batch.target[0].item<int64_t>();
+    opt.zero_grad();
+    auto loss = torch::nll_loss(net->forward(data.to(device)),
+                                target.to(device));
+    loss.backward();
+    opt.step();
+    float value = loss.item<float>(); // near miss: the loss is not on the CPU
+    // CHECK-MESSAGES: :[[@LINE-1]]:24: warning: 'Tensor::item' makes the host wait for the device on every iteration of this training loop
+    // CHECK-MESSAGES: :[[@LINE-4]]:10: note: this loop runs a training step: 'backward' is called here
+    (void)first;
+    (void)value;
+  }
+}
+
+// Random draws on the CPU, to decide on the host.
+void random_draws(Net &net, torch::Tensor x) {
+  for (int step = 0; step < 100; ++step) {
+    auto out = net->forward(x);
+    if (torch::rand(1)[0].item<float>() < 0.1f)
+      continue;
+    double p = torch::rand({1}).item<double>();
+    auto noise = torch::randn({4}).cpu();
+    auto picked = torch::randint(10, {1}).to(torch::kCPU);
+    float m = out.sum().item<float>(); // near miss: the model's output
+    // CHECK-MESSAGES: :[[@LINE-1]]:25: warning: 'Tensor::item' makes the host wait for the device on every iteration of this inference loop
+    // CHECK-MESSAGES: :[[@LINE-8]]:21: note: this loop runs the model: 'forward' is called here
+    (void)p;
+    (void)m;
+  }
+}
+
+// In a lambda: the lambda body has its own device facts.
+void in_lambda(Net &net, torch::Tensor x) {
+  auto epoch = [&] {
+    for (int step = 0; step < 10; ++step) {
+      auto out = net->forward(x);
+      float r = torch::rand(1)[0].item<float>();
+      float m = out.sum().item<float>(); // near miss
+      // CHECK-MESSAGES: :[[@LINE-1]]:27: warning: 'Tensor::item' makes the host wait for the device on every iteration of this inference loop
+      // CHECK-MESSAGES: :[[@LINE-4]]:23: note: this loop runs the model: 'forward' is called here
+      (void)r;
+      (void)m;
+    }
+  };
+  epoch();
+}
