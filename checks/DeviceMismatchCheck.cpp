@@ -22,7 +22,7 @@ using utils::Origin;
 
 DeviceMismatchCheck::DeviceMismatchCheck(StringRef Name,
                                          ClangTidyContext *Context)
-    : ClangTidyCheck(Name, Context),
+    : TorchCheck(Name, Context),
       Verbose(utils::getBoolOption(*this, Options, "Verbose", false)) {}
 
 void DeviceMismatchCheck::storeOptions(ClangTidyOptions::OptionMap &Opts) {
@@ -30,7 +30,7 @@ void DeviceMismatchCheck::storeOptions(ClangTidyOptions::OptionMap &Opts) {
 }
 
 void DeviceMismatchCheck::onStartOfTranslationUnit() {
-  Reported.clear();
+  TorchCheck::onStartOfTranslationUnit();
   Fixed.clear();
   DeviceFlow::clearCache();
 }
@@ -386,7 +386,7 @@ void DeviceMismatchCheck::checkOp(
   if (Host < 0 || Dev < 0)
     return;
   SourceLocation Loc = SM.getFileLoc(O.Loc);
-  if (!Reported.insert(Loc).second)
+  if (!reportOnce(Loc))
     return;
 
   const DeviceFact &H = Facts[Host], &D = Facts[Dev];
@@ -440,7 +440,7 @@ void DeviceMismatchCheck::reportModuleCall(const Op &O, const Expr *Input,
                                            const SourceManager &SM,
                                            const LangOptions &LO) {
   SourceLocation Loc = SM.getFileLoc(O.Loc);
-  if (!Reported.insert(Loc).second)
+  if (!reportOnce(Loc))
     return;
   std::string IName = utils::quotableText(Input, SM, LO);
   // `net->forward(x)` calls forward on `net.operator->()`: name `net`.

@@ -2,7 +2,7 @@
 #ifndef TORCH_TIDY_DEVICEMISMATCHCHECK_H
 #define TORCH_TIDY_DEVICEMISMATCHCHECK_H
 
-#include "clang-tidy/ClangTidyCheck.h"
+#include "TorchCheck.h"
 #include "utils/DeviceFlow.h"
 #include "llvm/ADT/DenseSet.h"
 
@@ -14,7 +14,7 @@ namespace clang::tidy::torch {
 /// op throws "Expected all tensors to be on the same device".
 ///
 /// Documentation: docs/checks/torch-device-mismatch.md
-class DeviceMismatchCheck : public ClangTidyCheck {
+class DeviceMismatchCheck : public TorchCheck {
 public:
   DeviceMismatchCheck(StringRef Name, ClangTidyContext *Context);
   void storeOptions(ClangTidyOptions::OptionMap &Opts) override;
@@ -22,12 +22,6 @@ public:
   void check(const ast_matchers::MatchFinder::MatchResult &Result) override;
   void onStartOfTranslationUnit() override;
   void onEndOfTranslationUnit() override;
-  bool isLanguageVersionSupported(const LangOptions &LangOpts) const override {
-    return LangOpts.CPlusPlus;
-  }
-  std::optional<TraversalKind> getCheckTraversalKind() const override {
-    return TK_AsIs;
-  }
 
   /// One op and its tensor operands.
   struct Op {
@@ -47,10 +41,9 @@ private:
                         const SourceManager &SM, const LangOptions &LO);
 
   const bool Verbose;
-  llvm::DenseSet<SourceLocation> Reported;
   llvm::DenseSet<const Expr *> Fixed;
 };
 
 } // namespace clang::tidy::torch
 
-#endif
+#endif // TORCH_TIDY_DEVICEMISMATCHCHECK_H

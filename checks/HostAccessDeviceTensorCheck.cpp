@@ -18,7 +18,7 @@ using utils::DeviceFlow;
 
 HostAccessDeviceTensorCheck::HostAccessDeviceTensorCheck(
     StringRef Name, ClangTidyContext *Context)
-    : ClangTidyCheck(Name, Context),
+    : TorchCheck(Name, Context),
       Verbose(utils::getBoolOption(*this, Options, "Verbose", false)) {}
 
 void HostAccessDeviceTensorCheck::storeOptions(
@@ -27,7 +27,7 @@ void HostAccessDeviceTensorCheck::storeOptions(
 }
 
 void HostAccessDeviceTensorCheck::onStartOfTranslationUnit() {
-  Reported.clear();
+  TorchCheck::onStartOfTranslationUnit();
   DeviceFlow::clearCache();
 }
 
@@ -236,7 +236,7 @@ void HostAccessDeviceTensorCheck::check(
     if (!F.Device.isDeviceSide())
       continue;
     SourceLocation Loc = SM.getFileLoc(A.Call->getExprLoc());
-    if (!Reported.insert(Loc).second)
+    if (!reportOnce(Loc))
       continue;
     std::string Name = utils::quotableText(Tensor, SM, LO);
     std::string Copy =

@@ -2,8 +2,7 @@
 #ifndef TORCH_TIDY_HOSTACCESSDEVICETENSORCHECK_H
 #define TORCH_TIDY_HOSTACCESSDEVICETENSORCHECK_H
 
-#include "clang-tidy/ClangTidyCheck.h"
-#include "llvm/ADT/DenseSet.h"
+#include "TorchCheck.h"
 
 namespace clang::tidy::torch {
 
@@ -15,7 +14,7 @@ namespace clang::tidy::torch {
 /// same function. The C++ form of ".numpy() only works on CPU tensors".
 ///
 /// Documentation: docs/checks/torch-host-access-device-tensor.md
-class HostAccessDeviceTensorCheck : public ClangTidyCheck {
+class HostAccessDeviceTensorCheck : public TorchCheck {
 public:
   HostAccessDeviceTensorCheck(StringRef Name, ClangTidyContext *Context);
   void storeOptions(ClangTidyOptions::OptionMap &Opts) override;
@@ -23,18 +22,11 @@ public:
   void check(const ast_matchers::MatchFinder::MatchResult &Result) override;
   void onStartOfTranslationUnit() override;
   void onEndOfTranslationUnit() override;
-  bool isLanguageVersionSupported(const LangOptions &LangOpts) const override {
-    return LangOpts.CPlusPlus;
-  }
-  std::optional<TraversalKind> getCheckTraversalKind() const override {
-    return TK_AsIs;
-  }
 
 private:
   const bool Verbose;
-  llvm::DenseSet<SourceLocation> Reported;
 };
 
 } // namespace clang::tidy::torch
 
-#endif
+#endif // TORCH_TIDY_HOSTACCESSDEVICETENSORCHECK_H

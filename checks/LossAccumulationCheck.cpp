@@ -36,7 +36,7 @@ void LossAccumulationCheck::registerMatchers(MatchFinder *Finder) {
 }
 
 namespace {
-enum class StoreKind { Container, Accumulator };
+enum class StoreKind : unsigned char { Container, Accumulator };
 
 /// A store inside a loop into something that may outlive the iteration.
 struct Candidate {

@@ -16,14 +16,14 @@ using namespace clang::ast_matchers;
 namespace clang::tidy::torch {
 
 /// What the host waits for, which picks the warning's wording.
-enum class SyncWait {
+enum class SyncWait : unsigned char {
   Value,   ///< a value on the device (item, cpu, equal, ...)
   Shape,   ///< a data-dependent output size (nonzero, unique, ...)
   AllWork, ///< all queued device work (synchronize)
 };
 
 /// Which callees an operation's names apply to.
-enum class SyncCallee {
+enum class SyncCallee : unsigned char {
   Tensor,           ///< Tensor methods only
   TensorOrFunction, ///< or an at::/torch::/c10:: function
   AnyLibTorch,      ///< or a method of any LibTorch class (streams, events)

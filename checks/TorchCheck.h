@@ -38,7 +38,7 @@ protected:
   bool isReported(SourceLocation Loc) const { return Reported.contains(Loc); }
 
   /// Why a warning comes without its fix-it.
-  enum class NoFix { Fixable, InMacro, InTemplate };
+  enum class NoFix : unsigned char { Fixable, InMacro, InTemplate };
   /// InMacro if the code comes from a macro expansion, else InTemplate if
   /// \p DC is template code (utils::isTemplateCode), else Fixable.
   static NoFix whyNoFix(bool InMacro, const DeclContext *DC);

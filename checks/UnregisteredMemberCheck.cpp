@@ -88,7 +88,7 @@ static StringRef registerMethod(MemberKind Kind, const Stmt *Value) {
 namespace {
 /// One place where a class's code gives a member a value.
 struct Assignment {
-  enum PlaceTy { Ctor, Reset, InClass, Method } Place;
+  enum PlaceTy : unsigned char { Ctor, Reset, InClass, Method } Place;
   const Expr *Value = nullptr;              ///< the assigned value
   const CXXCtorInitializer *Init = nullptr; ///< mem-initializer form
   const FunctionDecl *Fn = nullptr;

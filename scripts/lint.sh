@@ -11,7 +11,13 @@ clang-format-22 --dry-run -Werror "${SOURCES[@]}" "${HEADERS[@]}"
 echo "lint: clang-format clean"
 # Left out: bugprone-easily-swappable-parameters and
 # bugprone-narrowing-conversions flag LLVM's own idioms (unsigned offsets,
-# paired StringRefs) far more than bugs.
-CHECKS='-*,torch-*,bugprone-*,performance-*,-bugprone-easily-swappable-parameters,-bugprone-narrowing-conversions'
-build/bin/torch-tidy -p build -j "${JOBS:-2}" --quiet --checks="$CHECKS" \
+# paired StringRefs) far more than bugs; bugprone-throwing-static-initialization
+# flags the registry objects every clang-tidy module and LLVM tool declares
+# (an allocation failure at start-up ends the program either way);
+# bugprone-derived-method-shadowing-base-method flags every Visit* method of
+# a RecursiveASTVisitor, which is how that CRTP base is meant to be used.
+# A return value is ignored on purpose only through a visible (void) cast.
+CHECKS='-*,torch-*,bugprone-*,performance-*,-bugprone-easily-swappable-parameters,-bugprone-narrowing-conversions,-bugprone-throwing-static-initialization,-bugprone-derived-method-shadowing-base-method'
+CONFIG='{CheckOptions: {bugprone-unused-return-value.AllowCastToVoid: true}}'
+build/bin/torch-tidy -p build -j "${JOBS:-2}" --quiet --checks="$CHECKS" --config="$CONFIG" \
   --warnings-as-errors='*' --header-filter="$(pwd)/(checks|tool)/" "${SOURCES[@]}"

@@ -67,7 +67,7 @@ std::optional<std::string> checkWritable(StringRef Flag, StringRef Path) {
   if (Path == "-")
     return std::nullopt;
   llvm::SmallString<256> Dir(Path);
-  llvm::sys::fs::make_absolute(Dir);
+  (void)llvm::sys::fs::make_absolute(Dir); // on failure: judged as given
   llvm::sys::path::remove_filename(Dir);
   if (!llvm::sys::fs::is_directory(Dir))
     return "cannot write " + Flag.str() + " '" + Path.str() +
@@ -80,8 +80,9 @@ std::optional<std::string> checkWritable(StringRef Flag, StringRef Path) {
 
 /// Writes a report to --output (atomically: complete or not at all) or to
 /// standard output. An error from \p Write leaves no file behind.
-llvm::Error writeReport(const CommandLine &C,
-                        std::function<llvm::Error(llvm::raw_ostream &)> Write) {
+llvm::Error
+writeReport(const CommandLine &C,
+            const std::function<llvm::Error(llvm::raw_ostream &)> &Write) {
   if (!C.Output)
     return Write(llvm::outs());
   return llvm::writeToOutput(*C.Output, Write);
@@ -124,7 +125,7 @@ bool isHeader(StringRef Path) {
 
 std::string absolute(StringRef P) {
   llvm::SmallString<256> S(P);
-  llvm::sys::fs::make_absolute(S);
+  (void)llvm::sys::fs::make_absolute(S); // on failure: left as given
   llvm::sys::path::remove_dots(S, true);
   return S.str().str();
 }
@@ -267,8 +268,16 @@ WorkerResult Batch::analyse(const std::string &File) {
     return R;
   }
   llvm::SmallString<128> Yaml, Log;
-  llvm::sys::fs::createTemporaryFile("torch-tidy-worker", "yaml", Yaml);
-  llvm::sys::fs::createTemporaryFile("torch-tidy-worker", "log", Log);
+  std::error_code EC =
+      llvm::sys::fs::createTemporaryFile("torch-tidy-worker", "yaml", Yaml);
+  if (!EC)
+    EC = llvm::sys::fs::createTemporaryFile("torch-tidy-worker", "log", Log);
+  if (EC) {
+    if (!Yaml.empty())
+      (void)llvm::sys::fs::remove(Yaml);
+    R.Failure = "cannot create a temporary file: " + EC.message();
+    return R;
+  }
   std::string ExportArg = "--export-fixes=" + Yaml.str().str();
   std::vector<StringRef> Argv = {Self, WorkerFlag, File, ExportArg, "--quiet"};
   Argv.insert(Argv.end(), C.TidyArgs.begin(), C.TidyArgs.end());
@@ -287,8 +296,8 @@ WorkerResult Batch::analyse(const std::string &File) {
   auto LogBuf = llvm::MemoryBuffer::getFile(Log);
   std::string LogText = LogBuf ? (*LogBuf)->getBuffer().str() : "";
   auto Diags = readExportedFixes(Yaml);
-  llvm::sys::fs::remove(Yaml);
-  llvm::sys::fs::remove(Log);
+  (void)llvm::sys::fs::remove(Yaml); // temporary files: best effort
+  (void)llvm::sys::fs::remove(Log);
   if (RC == -2) { // killed by a signal: whatever it exported is incomplete
     llvm::consumeError(Diags.takeError());
     R.Crashed = true;
@@ -404,7 +413,8 @@ std::optional<std::string> Batch::report() {
     return llvm::Error::success();
   });
   if (E)
-    return "cannot write '" + *C.Output + "': " + llvm::toString(std::move(E));
+    return "cannot write '" + C.Output.value_or("-") +
+           "': " + llvm::toString(std::move(E));
   if (C.Format != "text")
     writeSummary(llvm::errs(), Findings, S, R);
   // Timing and memory vary from run to run: they stay out of the report.

@@ -40,7 +40,7 @@ bool tidyOptionTakesValue(StringRef Name) {
 }
 
 /// Stores batch flag \p Name; false (with C.Error set) for a bad value.
-static bool setBatchFlag(CommandLine &C, StringRef Name, std::string V) {
+static bool setBatchFlag(CommandLine &C, StringRef Name, const std::string &V) {
   if (Name == "j" || Name == "jobs") {
     unsigned N = 0;
     if (StringRef(V).getAsInteger(10, N) || N == 0) {

@@ -77,16 +77,24 @@ static llvm::Expected<std::string> runGit(std::vector<StringRef> Args) {
   if (!Git)
     return llvm::createStringError(Git.getError(), "--diff needs git on PATH");
   llvm::SmallString<128> Out, Err;
-  llvm::sys::fs::createTemporaryFile("torch-tidy-git", "out", Out);
-  llvm::sys::fs::createTemporaryFile("torch-tidy-git", "err", Err);
+  std::error_code EC =
+      llvm::sys::fs::createTemporaryFile("torch-tidy-git", "out", Out);
+  if (!EC)
+    EC = llvm::sys::fs::createTemporaryFile("torch-tidy-git", "err", Err);
+  if (EC) {
+    if (!Out.empty())
+      (void)llvm::sys::fs::remove(Out);
+    return llvm::createStringError(EC, "cannot create a temporary file: %s",
+                                   EC.message().c_str());
+  }
   Args.insert(Args.begin(), "git");
   std::optional<StringRef> Redirects[] = {StringRef(""), StringRef(Out),
                                           StringRef(Err)};
   int RC = llvm::sys::ExecuteAndWait(*Git, Args, std::nullopt, Redirects);
   auto OutBuf = llvm::MemoryBuffer::getFile(Out);
   auto ErrBuf = llvm::MemoryBuffer::getFile(Err);
-  llvm::sys::fs::remove(Out);
-  llvm::sys::fs::remove(Err);
+  (void)llvm::sys::fs::remove(Out); // temporary files: best effort
+  (void)llvm::sys::fs::remove(Err);
   if (RC != 0 || !OutBuf) {
     std::string Msg =
         ErrBuf ? (*ErrBuf)->getBuffer().trim().split('\n').first.str() : "";
@@ -115,7 +123,9 @@ llvm::Expected<ChangedLines> diffFile(StringRef Path) {
                                    Path.str().c_str(),
                                    Buf.getError().message().c_str());
   llvm::SmallString<256> Cwd;
-  llvm::sys::fs::current_path(Cwd);
+  if (std::error_code EC = llvm::sys::fs::current_path(Cwd))
+    return llvm::createStringError(EC, "cannot read the current directory: %s",
+                                   EC.message().c_str());
   return ChangedLines::parse((*Buf)->getBuffer(), Cwd);
 }
 

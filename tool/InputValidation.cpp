@@ -49,7 +49,7 @@ checkDatabase(StringRef Path,
 /// The compile_commands.json clang-tidy would find for \p Source, if any.
 static std::optional<std::string> findDatabase(StringRef Source) {
   llvm::SmallString<256> Dir(Source);
-  llvm::sys::fs::make_absolute(Dir);
+  (void)llvm::sys::fs::make_absolute(Dir); // on failure: searched as given
   for (StringRef D = llvm::sys::path::parent_path(Dir); !D.empty();
        D = llvm::sys::path::parent_path(D)) {
     llvm::SmallString<256> Candidate(D);
@@ -100,8 +100,8 @@ static std::optional<std::string> checkConfigText(StringRef Text,
   if (!Parsed)
     return "invalid configuration in " + From.str() + ": " +
            Parsed.getError().message();
-  if (Parsed->Checks)
-    return checkGlobs(*Parsed->Checks, From);
+  if (const std::optional<std::string> &Checks = Parsed->Checks)
+    return checkGlobs(*Checks, From);
   return std::nullopt;
 }
 
@@ -152,7 +152,7 @@ bool configFileSetsChecks(const CommandLine &Inv) {
     Starts.push_back(".");
   for (const std::string &S : Starts) {
     llvm::SmallString<256> Path(S);
-    llvm::sys::fs::make_absolute(Path);
+    (void)llvm::sys::fs::make_absolute(Path); // on failure: searched as given
     for (StringRef D = llvm::sys::path::parent_path(Path); !D.empty();
          D = llvm::sys::path::parent_path(D))
       if (dirHasChecksConfig(D))

@@ -41,7 +41,7 @@ static void injectFault(const torch_tidy::CommandLine &C) {
   else if (Action == "term")
     std::raise(SIGTERM);
   else if (Action == "delete")
-    llvm::sys::fs::remove(C.Sources.front());
+    (void)llvm::sys::fs::remove(C.Sources.front());
 }
 
 int main(int argc, const char **argv) {

@@ -35,4 +35,4 @@ void noteOrigin(ClangTidyCheck &Check, StringRef Name, const Expr *Operand,
 
 } // namespace clang::tidy::torch::utils
 
-#endif
+#endif // TORCH_TIDY_UTILS_DEVICEDIAGNOSTICS_H

@@ -268,10 +268,7 @@ DeviceFact DeviceFlowBuilder::constructFact(const CXXConstructExpr *CE,
     if (A0 == Carrier::Tensor)
       return get(Arg0);
     return DeviceFact::unknown();
-  case Carrier::Example:
-  case Carrier::ExampleVector:
-    return DeviceFact::unknown();
-  default:
+  default: // loader examples and the rest: what they copy is not tracked
     return DeviceFact::unknown();
   }
 }

@@ -170,4 +170,4 @@ struct DeviceFact {
 
 } // namespace clang::tidy::torch::utils
 
-#endif
+#endif // TORCH_TIDY_UTILS_DEVICEFACTS_H

@@ -130,4 +130,4 @@ private:
 
 } // namespace clang::tidy::torch::utils
 
-#endif
+#endif // TORCH_TIDY_UTILS_DEVICEFLOW_H

@@ -25,7 +25,7 @@ using State = llvm::SmallDenseMap<const ValueDecl *, DeviceFact, 16>;
 
 /// A range-for loop whose variable DeviceFlow knows.
 struct LoopSource {
-  enum { Loader, Parameters } Kind;
+  enum : unsigned char { Loader, Parameters } Kind;
   const Expr *Range;  ///< the range expression
   const Expr *Module; ///< Parameters: the module
 };
@@ -110,4 +110,4 @@ private:
 
 } // namespace clang::tidy::torch::utils
 
-#endif
+#endif // TORCH_TIDY_UTILS_DEVICEFLOWBUILDER_H

@@ -105,4 +105,4 @@ bool isLossModule(const CXXRecordDecl *ModuleClass);
 
 } // namespace clang::tidy::torch::utils
 
-#endif
+#endif // TORCH_TIDY_UTILS_DEVICERULES_H

@@ -26,7 +26,12 @@
 namespace clang::tidy::torch::utils {
 
 /// In order of preference when a loop has several markers.
-enum class HotMarkerKind { Backward, OptimizerStep, Forward, DataLoader };
+enum class HotMarkerKind : unsigned char {
+  Backward,
+  OptimizerStep,
+  Forward,
+  DataLoader
+};
 
 /// What makes a loop hot.
 struct HotMarker {

@@ -23,7 +23,12 @@
 namespace clang::tidy::torch::utils {
 
 struct StaleReplacement {
-  enum KindTy { Reassigned, ReplaceModule, MemberReassigned, CloneTrained };
+  enum KindTy : unsigned char {
+    Reassigned,
+    ReplaceModule,
+    MemberReassigned,
+    CloneTrained
+  };
   KindTy Kind;
   const Expr *Replacing = nullptr; ///< assignment, call, or clone() call
   ModuleRef Model;                 ///< the model (and member) replaced

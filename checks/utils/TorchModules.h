@@ -33,7 +33,7 @@ bool isForwardableModuleClass(const CXXRecordDecl *RD);
 bool isOptimizerClass(const CXXRecordDecl *RD);
 
 /// The kinds of member that must be registered with their module.
-enum class MemberKind { None, Tensor, Holder, SharedPtr };
+enum class MemberKind : unsigned char { None, Tensor, Holder, SharedPtr };
 
 /// A tensor, a ModuleHolder (torch::nn::Linear, ...) or a std::shared_ptr
 /// to a module; None for anything else (references included).
