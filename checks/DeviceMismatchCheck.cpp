@@ -398,9 +398,19 @@ void DeviceMismatchCheck::checkOp(
         isSimpleName(O.Operands[Host]) ? HName : "(" + HName + ")";
     std::string DObj =
         isSimpleName(O.Operands[Dev]) ? DName : "(" + DName + ")";
-    Fix = "move it with '" + HObj + ".to(" + DObj + ".device())'";
-    if (H.From.Kind == Origin::Factory)
-      Fix += " or create it with '" + DObj + ".options()'";
+    // Advice that repeats a call would run it twice: name the device instead.
+    std::string Spelling;
+    if (!isa<DeclRefExpr, MemberExpr>(utils::stripImplicit(O.Operands[Dev])))
+      Spelling = deviceSpelling(D, O.E, Fn, SM);
+    if (!Spelling.empty()) {
+      Fix = "move it with '" + HObj + ".to(" + Spelling + ")'";
+      if (H.From.Kind == Origin::Factory)
+        Fix += " or create it with the device '" + Spelling + "'";
+    } else {
+      Fix = "move it with '" + HObj + ".to(" + DObj + ".device())'";
+      if (H.From.Kind == Origin::Factory)
+        Fix += " or create it with '" + DObj + ".options()'";
+    }
   } else {
     Fix = "move it to the other operand's device with '.to(...)'";
   }

@@ -160,7 +160,7 @@ void conversions(torch::Tensor x, torch::Tensor other, torch::Device d) {
   auto y = torch::randn({2, 2}, d);
   auto back = y.cpu();
   auto i = back + y.relu();
-  // CHECK-MESSAGES: :[[@LINE-1]]:17: warning: 'back' is on the CPU (moved here) but 'y.relu()' is on 'd' (created on it); {{.*}}; move it with 'back.to(y.relu().device())' [torch-device-mismatch]
+  // CHECK-MESSAGES: :[[@LINE-1]]:17: warning: 'back' is on the CPU (moved here) but 'y.relu()' is on 'd' (created on it); {{.*}}; move it with 'back.to(d)' [torch-device-mismatch]
   // CHECK-MESSAGES: :[[@LINE-3]]:17: note: 'back' is moved to the CPU here
   // CHECK-MESSAGES: :[[@LINE-5]]:12: note: the device of 'y.relu()' comes from here: created on 'd'
   auto k = y.to(torch::kCPU);
@@ -249,10 +249,25 @@ struct NetImpl : torch::nn::Module {
     // CHECK-MESSAGES: :[[@LINE-1]]:16: warning: 'mask' is on the CPU (created without a device) but 'out' is on the module's device (an output of the module)
     // CHECK-MESSAGES: :[[@LINE-9]]:14: note: the device of 'out' comes from here: computed by a module on the module's device
   }
+
   torch::nn::Linear fc;
   torch::Tensor bias_;
 };
 TORCH_MODULE(Net);
+
+// The device operand is a call: the advice names the device, not the call.
+struct ShiftImpl : torch::nn::Module {
+  ShiftImpl() : fc(register_module("fc", torch::nn::Linear(4, 2))) {}
+  torch::Tensor forward(torch::Tensor x) {
+    auto noise = torch::randn({4, 2});
+    // CHECK-FIXES: auto noise = torch::randn({4, 2}, x.device());
+    return fc->forward(x) + noise;
+    // CHECK-MESSAGES: :[[@LINE-1]]:27: warning: 'noise' is on the CPU (created without a device) but 'fc->forward(x)' is on the module's device (an output of the module); on a GPU machine this op throws 'Expected all tensors to be on the same device'; move it with 'noise.to(x.device())' or create it with the device 'x.device()' [torch-device-mismatch]
+    // CHECK-MESSAGES: :[[@LINE-4]]:18: note: 'noise' is created here without a device, so it is on the CPU
+    // CHECK-MESSAGES: :[[@LINE-3]]:16: note: 'fc->forward(x)' is computed by a module on the module's device here
+  }
+  torch::nn::Linear fc;
+};
 
 void loader_batches(torch::Device device) {
   Net net;
