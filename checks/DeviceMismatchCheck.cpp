@@ -88,17 +88,9 @@ static bool isCheckedOperator(OverloadedOperatorKind K) {
   case OO_GreaterEqual:
   case OO_EqualEqual:
   case OO_ExclaimEqual:
-  case OO_PlusEqual:
-  case OO_MinusEqual:
-  case OO_StarEqual:
-  case OO_SlashEqual:
-  case OO_PercentEqual:
-  case OO_AmpEqual:
-  case OO_PipeEqual:
-  case OO_CaretEqual:
     return true;
   default:
-    return false;
+    return utils::isArithmeticCompoundAssignment(K);
   }
 }
 
@@ -181,16 +173,11 @@ void DeviceMismatchCheck::check(const MatchFinder::MatchResult &Result) {
   Collector.visit(Fn->getBody());
   if (Collector.Ops.empty())
     return;
-  const DeviceFlow &Flow = DeviceFlow::get(Fn, Ctx);
-  if (!Flow.analyzed()) {
-    if (Verbose)
-      diag(Fn->getLocation(), "device analysis skipped %0: %1",
-           DiagnosticIDs::Remark)
-          << Fn << Flow.skipReason();
+  const DeviceFlow *Flow = utils::analyzedFlow(*this, Fn, Ctx, Verbose);
+  if (!Flow)
     return;
-  }
   for (const Op &O : Collector.Ops)
-    checkOp(O, Flow, Fn, Ctx, Collector.Uses);
+    checkOp(O, *Flow, Fn, Ctx, Collector.Uses);
 }
 
 // ===--------------------------------------------------------------------===//

@@ -222,17 +222,12 @@ void HostAccessDeviceTensorCheck::check(
   });
   if (Collector.Accesses.empty())
     return;
-  const DeviceFlow &Flow = DeviceFlow::get(Fn, Ctx);
-  if (!Flow.analyzed()) {
-    if (Verbose)
-      diag(Fn->getLocation(), "device analysis skipped %0: %1",
-           DiagnosticIDs::Remark)
-          << Fn << Flow.skipReason();
+  const DeviceFlow *Flow = utils::analyzedFlow(*this, Fn, Ctx, Verbose);
+  if (!Flow)
     return;
-  }
   for (const Access &A : Collector.Accesses) {
     const Expr *Tensor = A.Call->getImplicitObjectArgument();
-    DeviceFact F = Flow.factOf(Tensor);
+    DeviceFact F = Flow->factOf(Tensor);
     if (!F.Device.isDeviceSide())
       continue;
     SourceLocation Loc = SM.getFileLoc(A.Call->getExprLoc());

@@ -139,4 +139,20 @@ bool isBeforeExpanded(const SourceManager &SM, SourceLocation A,
                                       SM.getExpansionLoc(B));
 }
 
+bool isArithmeticCompoundAssignment(OverloadedOperatorKind K) {
+  switch (K) {
+  case OO_PlusEqual:
+  case OO_MinusEqual:
+  case OO_StarEqual:
+  case OO_SlashEqual:
+  case OO_PercentEqual:
+  case OO_AmpEqual:
+  case OO_PipeEqual:
+  case OO_CaretEqual:
+    return true;
+  default:
+    return false;
+  }
+}
+
 } // namespace clang::tidy::torch::utils

@@ -46,6 +46,10 @@ const Expr *stripCopiesAndConversions(const Expr *E);
 /// functional casts: `torch::Tensor(std::move(loss))` is `loss`.
 const Expr *stripCopiesAndMoves(const Expr *E);
 
+/// True for the arithmetic and bitwise compound assignments (`+=` ... `^=`),
+/// which change their left operand in place.
+bool isArithmeticCompoundAssignment(OverloadedOperatorKind K);
+
 /// The object a member call is made on, without implicit nodes and parens.
 const Expr *receiverOf(const CXXMemberCallExpr *Call);
 

@@ -47,6 +47,18 @@ bool isOwnOrigin(const Expr *Operand, const Stmt *Origin) {
   return false;
 }
 
+const DeviceFlow *analyzedFlow(ClangTidyCheck &Check, const FunctionDecl *Fn,
+                               ASTContext &Ctx, bool Verbose) {
+  const DeviceFlow &Flow = DeviceFlow::get(Fn, Ctx);
+  if (Flow.analyzed())
+    return &Flow;
+  if (Verbose)
+    Check.diag(Fn->getLocation(), "device analysis skipped %0: %1",
+               DiagnosticIDs::Remark)
+        << Fn << Flow.skipReason();
+  return nullptr;
+}
+
 void noteOrigin(ClangTidyCheck &Check, StringRef Name, const Expr *Operand,
                 const DeviceFact &F, const SourceManager &SM) {
   if (!F.From)

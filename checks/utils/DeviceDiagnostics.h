@@ -7,6 +7,7 @@
 #define TORCH_TIDY_UTILS_DEVICEDIAGNOSTICS_H
 
 #include "DeviceFacts.h"
+#include "DeviceFlow.h"
 #include "clang-tidy/ClangTidyCheck.h"
 #include <string>
 
@@ -25,6 +26,11 @@ std::string describeOperand(StringRef Name, const DeviceFact &F);
 /// True when \p Origin is \p Operand itself, or the initializer of the
 /// variable \p Operand names.
 bool isOwnOrigin(const Expr *Operand, const Stmt *Origin);
+
+/// DeviceFlow's analysis of \p Fn, or null when it skipped \p Fn; then,
+/// with \p Verbose, a remark from \p Check says why.
+const DeviceFlow *analyzedFlow(ClangTidyCheck &Check, const FunctionDecl *Fn,
+                               ASTContext &Ctx, bool Verbose);
 
 /// Adds the note at the origin of \p F, the fact about \p Operand (named
 /// \p Name, or ""), unless the origin is in a system header. The note says

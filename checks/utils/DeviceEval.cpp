@@ -305,19 +305,8 @@ DeviceFact DeviceFlowBuilder::operatorFact(const CXXOperatorCallExpr *Op,
   if (C != Carrier::Tensor)
     return DeviceFact::unknown();
   // Compound assignment: in place, the left operand's device.
-  switch (K) {
-  case OO_PlusEqual:
-  case OO_MinusEqual:
-  case OO_StarEqual:
-  case OO_SlashEqual:
-  case OO_PercentEqual:
-  case OO_AmpEqual:
-  case OO_PipeEqual:
-  case OO_CaretEqual:
+  if (isArithmeticCompoundAssignment(K))
     return get(Arg0);
-  default:
-    break;
-  }
   llvm::SmallVector<const Expr *, 2> Tensors;
   for (const Expr *A : Op->arguments())
     if (carrier(A) == Carrier::Tensor)
