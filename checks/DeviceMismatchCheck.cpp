@@ -23,7 +23,8 @@ using utils::Origin;
 DeviceMismatchCheck::DeviceMismatchCheck(StringRef Name,
                                          ClangTidyContext *Context)
     : TorchCheck(Name, Context),
-      Verbose(utils::getBoolOption(*this, Options, "Verbose", false)) {}
+      Verbose(utils::getBoolOption(*this, Options, "Verbose",
+                                   utils::verboseByDefault())) {}
 
 void DeviceMismatchCheck::storeOptions(ClangTidyOptions::OptionMap &Opts) {
   Options.store(Opts, "Verbose", Verbose);

@@ -19,7 +19,8 @@ using utils::DeviceFlow;
 HostAccessDeviceTensorCheck::HostAccessDeviceTensorCheck(
     StringRef Name, ClangTidyContext *Context)
     : TorchCheck(Name, Context),
-      Verbose(utils::getBoolOption(*this, Options, "Verbose", false)) {}
+      Verbose(utils::getBoolOption(*this, Options, "Verbose",
+                                   utils::verboseByDefault())) {}
 
 void HostAccessDeviceTensorCheck::storeOptions(
     ClangTidyOptions::OptionMap &Opts) {

@@ -51,6 +51,12 @@ Whole-codebase runs (batch mode; see docs/ci.md):
   Exit status: 0 clean; 1 findings under --warnings-as-errors; 2 analysis
   failure (a file that does not compile, a crashed analysis, a bad
   compilation database or flag).
+
+In every mode:
+  --verbose            torch-device-mismatch and torch-host-access-device-tensor
+                       add a remark for each function the device analysis
+                       skipped, and why (sets TORCH_TIDY_VERBOSE=1, which a
+                       clang-tidy or clangd loading the checks also reads)
 )");
 
 namespace torch_tidy {
@@ -166,6 +172,7 @@ private:
   std::vector<std::string> Files;
   std::vector<WorkerResult> Results;
   std::vector<Finding> Findings;
+  std::vector<Finding> Remarks; ///< --verbose: on stderr, not in reports
   SourceCache Sources;
   RunSummary S;
 
@@ -382,6 +389,10 @@ void Batch::collect() {
   for (Finding &F : Findings)
     Sources.locate(F);
   dedupeAndSort(Findings);
+  std::vector<Finding> Kept;
+  for (Finding &F : Findings)
+    (F.IsRemark ? Remarks : Kept).push_back(std::move(F));
+  Findings = std::move(Kept);
   for (Finding &F : Findings)
     Sources.fingerprint(F, Root);
 }
@@ -417,6 +428,10 @@ std::optional<std::string> Batch::report() {
            "': " + llvm::toString(std::move(E));
   if (C.Format != "text")
     writeSummary(llvm::errs(), Findings, S, R);
+  for (const Finding &F : Remarks)
+    llvm::errs() << displayPath(F.Pos.File, Root) << ":" << F.Pos.Line << ":"
+                 << F.Pos.Column << ": remark: " << F.Message << " [" << F.Check
+                 << "]\n";
   // Timing and memory vary from run to run: they stay out of the report.
   writeStats(llvm::errs(), S);
   return std::nullopt;

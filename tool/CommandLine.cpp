@@ -140,6 +140,10 @@ CommandLine parseCommandLine(const std::vector<std::string> &Args) {
       C.Quiet = true;
       continue;
     }
+    if (Name == "verbose") { // not clang-tidy's: passed on as an environment
+      C.Verbose = true;
+      continue;
+    }
     C.TidyArgs.push_back(A.str());
     std::string V = Value.str();
     if (!Inline && tidyOptionTakesValue(Name) && I + 1 < Args.size()) {

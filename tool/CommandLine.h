@@ -26,6 +26,7 @@ struct CommandLine {
       "https://github.com/torch-tidy/torch-tidy/blob/main/docs/checks/";
   bool MergeSarif = false;
   bool Quiet = false;
+  bool Verbose = false; ///< --verbose: the device checks' skip remarks
 
   // The clang-tidy options torch-tidy looks at.
   std::vector<std::string> Sources; ///< positional arguments before "--"

@@ -50,6 +50,7 @@ llvm::Expected<std::vector<Finding>> readExportedFixes(StringRef Path) {
     F.Check = D.DiagnosticName;
     F.Message = D.Message.Message;
     F.IsError = D.DiagLevel == tooling::Diagnostic::Error;
+    F.IsRemark = D.DiagLevel == tooling::Diagnostic::Remark;
     F.Pos =
         position(D.Message.FilePath, D.Message.FileOffset, D.BuildDirectory);
     for (const tooling::DiagnosticMessage &N : D.Notes)

@@ -35,7 +35,8 @@ struct Note {
 
 struct Finding {
   std::string Check, Message;
-  bool IsError = false; ///< level error (e.g. under --warnings-as-errors)
+  bool IsError = false;  ///< level error (e.g. under --warnings-as-errors)
+  bool IsRemark = false; ///< level remark (--verbose): not a finding
   Position Pos;
   std::vector<Note> Notes;
   std::vector<Edit> Fixes;

@@ -55,6 +55,10 @@ int main(int argc, const char **argv) {
                  << "\n  checks: torch-* (LibTorch device management)\n";
     return 0;
   }
+  // The checks read it in every process: this one, the batch workers, and a
+  // clang-tidy or clangd that loads them with the variable set.
+  if (C.Verbose)
+    setenv("TORCH_TIDY_VERBOSE", "1", 1);
   if (C.isBatch())
     return torch_tidy::runBatch(C, argv[0]);
   if (C.IsWorker) {
@@ -84,9 +88,15 @@ int main(int argc, const char **argv) {
   std::vector<const char *> NewArgv{argv[0]};
   for (const std::string &E : Extra)
     NewArgv.push_back(E.c_str());
-  for (int I = 1; I < argc; ++I)
-    if (llvm::StringRef(argv[I]) != torch_tidy::WorkerFlag)
-      NewArgv.push_back(argv[I]);
+  bool AfterDashDash = false;
+  for (int I = 1; I < argc; ++I) {
+    llvm::StringRef A = argv[I];
+    AfterDashDash |= A == "--";
+    if (A == torch_tidy::WorkerFlag ||
+        (!AfterDashDash && (A == "--verbose" || A == "-verbose")))
+      continue;
+    NewArgv.push_back(argv[I]);
+  }
   return clang::tidy::clangTidyMain(static_cast<int>(NewArgv.size()),
                                     NewArgv.data());
 }

@@ -2,6 +2,7 @@
 #include "CheckOptions.h"
 #include "clang-tidy/utils/OptionsUtils.h"
 #include "llvm/ADT/StringExtras.h"
+#include <cstdlib>
 
 namespace clang::tidy::torch::utils {
 
@@ -53,6 +54,11 @@ getListOption(const ClangTidyCheck &Check,
 std::string joinList(const std::vector<std::string> &Items) {
   return tidy::utils::options::serializeStringList(
       std::vector<StringRef>(Items.begin(), Items.end()));
+}
+
+bool verboseByDefault() {
+  const char *V = std::getenv("TORCH_TIDY_VERBOSE");
+  return V && *V && StringRef(V) != "0";
 }
 
 } // namespace clang::tidy::torch::utils

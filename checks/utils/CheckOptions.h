@@ -22,6 +22,10 @@ bool getBoolOption(const ClangTidyCheck &Check,
                    const ClangTidyCheck::OptionsView &Options, StringRef Name,
                    bool Default);
 
+/// The default of a check's Verbose option: true when the environment sets
+/// TORCH_TIDY_VERBOSE (torch-tidy --verbose does) to anything but "0".
+bool verboseByDefault();
+
 /// Reads a ';'-separated list of identifiers; a malformed entry is an error.
 std::vector<std::string>
 getListOption(const ClangTidyCheck &Check,
