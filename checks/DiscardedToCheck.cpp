@@ -51,7 +51,7 @@ void DiscardedToCheck::registerMatchers(MatchFinder *Finder) {
                   switchCase(has(Discarded)), labelStmt(has(Discarded))));
   // Binding the function walks only function bodies, never the parent map.
   Finder->addMatcher(
-      functionDecl(isDefinition(),
+      functionDecl(isDefinition(), unless(utils::lambdaInFunction()),
                    hasBody(eachOf(Statement, forEachDescendant(Statement))))
           .bind("fn"),
       this);

@@ -30,9 +30,11 @@ void LossAccumulationCheck::storeOptions(ClangTidyOptions::OptionMap &Opts) {
 void LossAccumulationCheck::registerMatchers(MatchFinder *Finder) {
   // Functions with a loop; check() walks their bodies top-down.
   auto Loop = stmt(anyOf(forStmt(), cxxForRangeStmt(), whileStmt(), doStmt()));
-  Finder->addMatcher(
-      functionDecl(isDefinition(), hasBody(hasDescendant(Loop))).bind("fn"),
-      this);
+  Finder->addMatcher(functionDecl(isDefinition(),
+                                  unless(utils::lambdaInFunction()),
+                                  hasBody(hasDescendant(Loop)))
+                         .bind("fn"),
+                     this);
 }
 
 namespace {

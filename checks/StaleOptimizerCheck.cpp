@@ -23,10 +23,11 @@ static StatementMatcher optimizerConstruction() {
 
 void StaleOptimizerCheck::registerMatchers(MatchFinder *Finder) {
   // Only functions that build an optimizer; check() scans them in order.
-  Finder->addMatcher(functionDecl(isDefinition(), hasBody(hasDescendant(
-                                                      optimizerConstruction())))
-                         .bind("fn"),
-                     this);
+  Finder->addMatcher(
+      functionDecl(isDefinition(), unless(utils::lambdaInFunction()),
+                   hasBody(hasDescendant(optimizerConstruction())))
+          .bind("fn"),
+      this);
 }
 
 void StaleOptimizerCheck::check(const MatchFinder::MatchResult &Result) {

@@ -141,6 +141,7 @@ void SyncInLoopCheck::registerMatchers(MatchFinder *Finder) {
   Finder->addMatcher(
       functionDecl(
           isDefinition(), unless(isExpansionInSystemHeader()),
+          unless(utils::lambdaInFunction()),
           hasBody(forEachDescendant(
               stmt(anyOf(forStmt(), cxxForRangeStmt(), whileStmt(), doStmt()))
                   .bind("loop"))))

@@ -27,10 +27,11 @@ void UnregisteredMemberCheck::registerMatchers(MatchFinder *Finder) {
       hasOverloadedOperatorName("="),
       hasArgument(0, ignoringParenImpCasts(memberExpr(
                          member(fieldDecl(hasDeclContext(ModuleClass)))))));
-  Finder->addMatcher(
-      functionDecl(isDefinition(), hasBody(hasDescendant(MemberAssign)))
-          .bind("fn"),
-      this);
+  Finder->addMatcher(functionDecl(isDefinition(),
+                                  unless(utils::lambdaInFunction()),
+                                  hasBody(hasDescendant(MemberAssign)))
+                         .bind("fn"),
+                     this);
 }
 
 void UnregisteredMemberCheck::check(const MatchFinder::MatchResult &Result) {

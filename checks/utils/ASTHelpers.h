@@ -15,6 +15,7 @@
 #include "clang/AST/DeclBase.h"
 #include "clang/AST/ExprCXX.h"
 #include "clang/AST/Stmt.h"
+#include "clang/ASTMatchers/ASTMatchers.h"
 #include "clang/Basic/LangOptions.h"
 #include "clang/Basic/SourceManager.h"
 #include "llvm/ADT/SmallVector.h"
@@ -70,6 +71,16 @@ const FieldDecl *thisField(const Expr *E);
 bool isTemplateCode(const DeclContext *DC);
 
 // Loops.
+
+/// Matches the call operator of a lambda written inside a function body.
+/// Matchers that walk whole bodies skip it as a root: the enclosing body's
+/// walk already covers it, and walking it again from every enclosing lambda
+/// makes deeply nested lambdas cost more than linear time.
+inline ast_matchers::internal::BindableMatcher<Decl> lambdaInFunction() {
+  using namespace ast_matchers;
+  return cxxMethodDecl(
+      ofClass(cxxRecordDecl(isLambda(), hasDeclContext(functionDecl()))));
+}
 
 /// True for for, range-for, while and do statements.
 bool isLoop(const Stmt *S);

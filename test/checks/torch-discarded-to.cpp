@@ -138,3 +138,18 @@ void in_place_on_temporary(torch::Tensor x, torch::Device device) {
   // CHECK-MESSAGES: :[[@LINE-1]]:32: warning: 'Tensor::clamp_' modifies the temporary returned by 'Tensor::to'; 'x' is unchanged
   // CHECK-MESSAGES: :[[@LINE-2]]:5: note: assign the converted tensor first
 }
+
+// Lambdas: one written in a function is walked with that function, one at
+// namespace scope on its own; each finding is reported once.
+void nestedLambdas(torch::Tensor x, torch::Device d) {
+  auto f = [&] { [&] { x.to(d); }(); };
+  // CHECK-MESSAGES: :[[@LINE-1]]:26: warning: result of 'Tensor::to' is discarded; 'x' is unchanged
+  // CHECK-FIXES: auto f = [&] { [&] { x = x.to(d); }(); };
+  f();
+}
+auto atNamespaceScope = [](torch::Tensor x, torch::Device d) {
+  x.to(d);
+  // CHECK-MESSAGES: :[[@LINE-1]]:5: warning: result of 'Tensor::to' is discarded; 'x' is unchanged
+  // CHECK-FIXES: x = x.to(d);
+  return x;
+};
