@@ -6,6 +6,7 @@
 #include "Findings.h"
 #include "InputValidation.h"
 #include "Reporters.h"
+#include "TempFiles.h"
 #include "clang-tidy/GlobList.h"
 #include "llvm/ADT/StringSet.h"
 #include "llvm/Support/CommandLine.h"
@@ -274,18 +275,13 @@ WorkerResult Batch::analyse(const std::string &File) {
     R.Failure = *Err;
     return R;
   }
-  llvm::SmallString<128> Yaml, Log;
-  std::error_code EC =
-      llvm::sys::fs::createTemporaryFile("torch-tidy-worker", "yaml", Yaml);
-  if (!EC)
-    EC = llvm::sys::fs::createTemporaryFile("torch-tidy-worker", "log", Log);
-  if (EC) {
-    if (!Yaml.empty())
-      (void)llvm::sys::fs::remove(Yaml);
+  TempFiles Temp;
+  if (std::error_code EC = Temp.create("torch-tidy-worker", {"yaml", "log"})) {
     R.Failure = "cannot create a temporary file: " + EC.message();
     return R;
   }
-  std::string ExportArg = "--export-fixes=" + Yaml.str().str();
+  StringRef Yaml = Temp[0], Log = Temp[1];
+  std::string ExportArg = "--export-fixes=" + Yaml.str();
   std::vector<StringRef> Argv = {Self, WorkerFlag, File, ExportArg, "--quiet"};
   Argv.insert(Argv.end(), C.TidyArgs.begin(), C.TidyArgs.end());
   if (C.HasFixed) {
@@ -303,8 +299,6 @@ WorkerResult Batch::analyse(const std::string &File) {
   auto LogBuf = llvm::MemoryBuffer::getFile(Log);
   std::string LogText = LogBuf ? (*LogBuf)->getBuffer().str() : "";
   auto Diags = readExportedFixes(Yaml);
-  (void)llvm::sys::fs::remove(Yaml); // temporary files: best effort
-  (void)llvm::sys::fs::remove(Log);
   if (RC == -2) { // killed by a signal: whatever it exported is incomplete
     llvm::consumeError(Diags.takeError());
     R.Crashed = true;

@@ -105,8 +105,8 @@ CommandLine parseCommandLine(const std::vector<std::string> &Args) {
         C.HasResourceDir |= StringRef(F).contains("-resource-dir");
       break;
     }
-    if (A == WorkerFlag) {
-      C.IsWorker = true;
+    if (isOwnFlag(A)) { // --verbose travels as an environment variable
+      (A == WorkerFlag ? C.IsWorker : C.Verbose) = true;
       continue;
     }
     if (!A.starts_with("-") || A == "-") {
@@ -138,10 +138,6 @@ CommandLine parseCommandLine(const std::vector<std::string> &Args) {
     }
     if (Name == "quiet") { // workers always get --quiet
       C.Quiet = true;
-      continue;
-    }
-    if (Name == "verbose") { // not clang-tidy's: passed on as an environment
-      C.Verbose = true;
       continue;
     }
     C.TidyArgs.push_back(A.str());

@@ -54,6 +54,12 @@ struct CommandLine {
   }
 };
 
+/// True for the flags torch-tidy takes for itself and never passes on to
+/// clang-tidy: the worker flag and --verbose.
+inline bool isOwnFlag(llvm::StringRef A) {
+  return A == WorkerFlag || A == "--verbose" || A == "-verbose";
+}
+
 /// True for a clang-tidy option that takes a value ("-p build", "-p=build").
 bool tidyOptionTakesValue(llvm::StringRef Name);
 

@@ -1,5 +1,6 @@
 //===- DiffFilter.cpp -----------------------------------------------------===//
 #include "DiffFilter.h"
+#include "TempFiles.h"
 #include "llvm/ADT/SmallString.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
@@ -76,25 +77,17 @@ static llvm::Expected<std::string> runGit(std::vector<StringRef> Args) {
   auto Git = llvm::sys::findProgramByName("git");
   if (!Git)
     return llvm::createStringError(Git.getError(), "--diff needs git on PATH");
-  llvm::SmallString<128> Out, Err;
-  std::error_code EC =
-      llvm::sys::fs::createTemporaryFile("torch-tidy-git", "out", Out);
-  if (!EC)
-    EC = llvm::sys::fs::createTemporaryFile("torch-tidy-git", "err", Err);
-  if (EC) {
-    if (!Out.empty())
-      (void)llvm::sys::fs::remove(Out);
+  TempFiles Temp;
+  if (std::error_code EC = Temp.create("torch-tidy-git", {"out", "err"}))
     return llvm::createStringError(EC, "cannot create a temporary file: %s",
                                    EC.message().c_str());
-  }
+  StringRef Out = Temp[0], Err = Temp[1];
   Args.insert(Args.begin(), "git");
   std::optional<StringRef> Redirects[] = {StringRef(""), StringRef(Out),
                                           StringRef(Err)};
   int RC = llvm::sys::ExecuteAndWait(*Git, Args, std::nullopt, Redirects);
   auto OutBuf = llvm::MemoryBuffer::getFile(Out);
   auto ErrBuf = llvm::MemoryBuffer::getFile(Err);
-  (void)llvm::sys::fs::remove(Out); // temporary files: best effort
-  (void)llvm::sys::fs::remove(Err);
   if (RC != 0 || !OutBuf) {
     std::string Msg =
         ErrBuf ? (*ErrBuf)->getBuffer().trim().split('\n').first.str() : "";

@@ -83,8 +83,8 @@ int main(int argc, const char **argv) {
       !torch_tidy::configFileSetsChecks(C))
     Extra.push_back("--checks=-*,torch-*");
 
-  // Our additions go right after argv[0], before any "--"; the worker flag
-  // is ours alone and clang-tidy never sees it.
+  // Our additions go right after argv[0], before any "--"; our own flags
+  // (isOwnFlag) are never passed on.
   std::vector<const char *> NewArgv{argv[0]};
   for (const std::string &E : Extra)
     NewArgv.push_back(E.c_str());
@@ -92,8 +92,7 @@ int main(int argc, const char **argv) {
   for (int I = 1; I < argc; ++I) {
     llvm::StringRef A = argv[I];
     AfterDashDash |= A == "--";
-    if (A == torch_tidy::WorkerFlag ||
-        (!AfterDashDash && (A == "--verbose" || A == "-verbose")))
+    if (!AfterDashDash && torch_tidy::isOwnFlag(A))
       continue;
     NewArgv.push_back(argv[I]);
   }
