@@ -3,6 +3,7 @@
 #include "utils/ASTHelpers.h"
 #include "utils/CheckOptions.h"
 #include "utils/DeviceFlow.h"
+#include "utils/HostSync.h"
 #include "utils/TorchTypes.h"
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/StmtCXX.h"
@@ -15,84 +16,17 @@ using namespace clang::ast_matchers;
 
 namespace clang::tidy::torch {
 
-/// What the host waits for, which picks the warning's wording.
-enum class SyncWait : unsigned char {
-  Value,   ///< a value on the device (item, cpu, equal, ...)
-  Shape,   ///< a data-dependent output size (nonzero, unique, ...)
-  AllWork, ///< all queued device work (synchronize)
-};
-
-/// Which callees an operation's names apply to.
-enum class SyncCallee : unsigned char {
-  Tensor,           ///< Tensor methods only
-  TensorOrFunction, ///< or an at::/torch::/c10:: function
-  AnyLibTorch,      ///< or a method of any LibTorch class (streams, events)
-};
-
-/// A built-in synchronizing operation.
-struct SyncOperation {
-  llvm::StringLiteral Option; ///< its entry in SyncFunctions
-  SyncWait Wait;
-  SyncCallee Callee;
-  /// The LibTorch names it covers; with OutForms, their _out/_outf forms
-  /// too. `operator<<` has none: it is recognised by its parameters.
-  StringRef Names[5];
-  bool OutForms = false;
-};
-
-/// The built-in operations, in the order of SyncFunctions' default.
-/// `to` counts only as a copy toward the CPU that waits (waitsForCopyToCPU);
-/// `operator<<` only when it prints a tensor (classify).
-// clang-format off
-static const SyncOperation SyncOperations[] = {
-  // Option          Waits for         Callee
-  //   Names                                             OutForms
-  {"item",          SyncWait::Value,   SyncCallee::Tensor,
-     {"item"}},
-  {"cpu",           SyncWait::Value,   SyncCallee::Tensor,
-     {"cpu"}},
-  {"to",            SyncWait::Value,   SyncCallee::Tensor,
-     {"to"}},
-  {"operator<<",    SyncWait::Value,   SyncCallee::Tensor,
-     {}},
-  {"equal",         SyncWait::Value,   SyncCallee::TensorOrFunction,
-     {"equal"}},
-  {"allclose",      SyncWait::Value,   SyncCallee::TensorOrFunction,
-     {"allclose"}},
-  {"is_nonzero",    SyncWait::Value,   SyncCallee::TensorOrFunction,
-     {"is_nonzero"}},
-  {"nonzero",       SyncWait::Shape,   SyncCallee::TensorOrFunction,
-     {"nonzero", "nonzero_numpy", "argwhere"},           true},
-  {"masked_select", SyncWait::Shape,   SyncCallee::TensorOrFunction,
-     {"masked_select"},                                  true},
-  {"unique",        SyncWait::Shape,   SyncCallee::TensorOrFunction,
-     {"_unique", "_unique2", "unique_dim", "unique_consecutive",
-      "unique_dim_consecutive"},                         true},
-  {"synchronize",   SyncWait::AllWork, SyncCallee::AnyLibTorch,
-     {"synchronize", "device_synchronize"}},
-};
-// clang-format on
+using utils::SyncOperation;
+using utils::SyncWait;
 
 static unsigned bit(const SyncOperation &Op) {
-  return 1u << (&Op - std::begin(SyncOperations));
+  return 1u << (&Op - utils::syncOperations().begin());
 }
 
 static const SyncOperation *operationByOption(StringRef Option) {
-  for (const SyncOperation &Op : SyncOperations)
+  for (const SyncOperation &Op : utils::syncOperations())
     if (Op.Option == Option)
       return &Op;
-  return nullptr;
-}
-
-/// The built-in operation named \p Name (a Tensor method or a LibTorch
-/// function), or null.
-static const SyncOperation *operationByName(StringRef Name) {
-  StringRef Base = Name;
-  Base.consume_back("_outf") || Base.consume_back("_out");
-  for (const SyncOperation &Op : SyncOperations)
-    for (StringRef N : Op.Names)
-      if (!N.empty() && (N == Name || (Op.OutForms && N == Base)))
-        return &Op;
   return nullptr;
 }
 
@@ -100,7 +34,7 @@ static const SyncOperation *operationByName(StringRef Name) {
 static StringRef defaultSyncFunctions() {
   static const std::string Default = [] {
     std::vector<StringRef> Options;
-    for (const SyncOperation &Op : SyncOperations)
+    for (const SyncOperation &Op : utils::syncOperations())
       Options.push_back(Op.Option);
     return llvm::join(Options, ";");
   }();
@@ -161,88 +95,6 @@ static bool readsCPUTensor(const Expr *Call, const SyncOperation *Op,
       MC->getImplicitObjectArgument());
 }
 
-/// True if \p E denotes the CPU: torch::kCPU, Device(kCPU), Device("cpu"),
-/// TensorOptions on the CPU (TensorOptions().device(kCPU), torch::device(..)).
-static bool isCPU(const Expr *E, ASTContext &Ctx, int Depth = 0) {
-  if (!E || Depth > 8)
-    return false;
-  E = utils::stripImplicit(E);
-  auto Recurse = [&](const Expr *Sub) { return isCPU(Sub, Ctx, Depth + 1); };
-  if (const auto *ET = E->getType()->getAs<EnumType>()) {
-    const EnumDecl *ED = ET->getDecl();
-    Expr::EvalResult R;
-    if (ED->getQualifiedNameAsString() != "c10::DeviceType" ||
-        E->isValueDependent() || !E->EvaluateAsInt(R, Ctx))
-      return false;
-    return llvm::any_of(ED->enumerators(), [&](const EnumConstantDecl *C) {
-      return C->getName() == "CPU" &&
-             llvm::APSInt::isSameValue(C->getInitVal(), R.Val.getInt());
-    });
-  }
-  if (const auto *SL = dyn_cast<StringLiteral>(E))
-    return SL->getCharByteWidth() == 1 &&
-           (SL->getString() == "cpu" || SL->getString().starts_with("cpu:"));
-  if (const auto *CE = dyn_cast<CXXConstructExpr>(E))
-    return CE->getNumArgs() > 0 && !isa<CXXDefaultArgExpr>(CE->getArg(0)) &&
-           Recurse(CE->getArg(0));
-  if (const auto *FC = dyn_cast<CXXFunctionalCastExpr>(E))
-    return Recurse(FC->getSubExpr());
-  if (const auto *MC = dyn_cast<CXXMemberCallExpr>(E)) {
-    const CXXMethodDecl *MD = MC->getMethodDecl();
-    if (!MD ||
-        MD->getParent()->getQualifiedNameAsString() != "c10::TensorOptions")
-      return false;
-    if (MD->getDeclName().isIdentifier() && MD->getName() == "device")
-      return MC->getNumArgs() > 0 && Recurse(MC->getArg(0));
-    return Recurse(MC->getImplicitObjectArgument());
-  }
-  if (const auto *Call = dyn_cast<CallExpr>(E)) {
-    const FunctionDecl *FD = Call->getDirectCallee();
-    return FD && FD->getDeclName().isIdentifier() &&
-           FD->getName() == "device" && Call->getNumArgs() > 0 &&
-           utils::outermostNamespace(FD) != "std" && Recurse(Call->getArg(0));
-  }
-  if (const auto *DRE = dyn_cast<DeclRefExpr>(E))
-    if (const auto *VD = dyn_cast<VarDecl>(DRE->getDecl()))
-      return VD->getType().isConstQualified() && VD->getInit() &&
-             Recurse(VD->getInit());
-  return false;
-}
-
-/// `to()` toward the CPU that waits: `non_blocking=true` copies to pinned
-/// memory without waiting.
-static bool waitsForCopyToCPU(const CallExpr *Call, const FunctionDecl *FD,
-                              ASTContext &Ctx) {
-  bool ToCPU = false;
-  for (unsigned I = 0; I < Call->getNumArgs(); ++I) {
-    const Expr *A = Call->getArg(I);
-    if (isa<CXXDefaultArgExpr>(A))
-      continue;
-    bool NonBlocking = false;
-    if (I < FD->getNumParams() &&
-        FD->getParamDecl(I)->getName() == "non_blocking" &&
-        !A->isValueDependent() &&
-        A->EvaluateAsBooleanCondition(NonBlocking, Ctx) && NonBlocking)
-      return false;
-    ToCPU = ToCPU || isCPU(A, Ctx);
-  }
-  return ToCPU;
-}
-
-/// Whether \p Op's names apply to a callee of this kind.
-static bool appliesTo(const SyncOperation &Op, bool TensorMethod, bool Method,
-                      bool InLibTorch) {
-  switch (Op.Callee) {
-  case SyncCallee::Tensor:
-    return TensorMethod;
-  case SyncCallee::TensorOrFunction:
-    return TensorMethod || (!Method && InLibTorch);
-  case SyncCallee::AnyLibTorch:
-    return TensorMethod || InLibTorch;
-  }
-  return false;
-}
-
 std::pair<std::string, const SyncOperation *>
 SyncInLoopCheck::classify(const Expr *E, bool ResultUsed,
                           ASTContext &Ctx) const {
@@ -250,45 +102,27 @@ SyncInLoopCheck::classify(const Expr *E, bool ResultUsed,
   const FunctionDecl *FD = Call ? Call->getDirectCallee() : nullptr;
   if (!FD)
     return {};
-  if (FD->getOverloadedOperator() == OO_LessLess) {
-    bool PrintsTensor =
-        !isa<CXXMethodDecl>(FD) &&
-        llvm::any_of(FD->parameters(), [](const ParmVarDecl *P) {
-          return utils::isTensorType(P->getType());
-        });
-    const SyncOperation *Printing = operationByOption("operator<<");
-    if (PrintsTensor && (Enabled & bit(*Printing)))
-      return {"printing a tensor with 'operator<<'", Printing};
-    return {};
+  if (const SyncOperation *Op = utils::syncOperationOf(Call, ResultUsed, Ctx)) {
+    if (!(Enabled & bit(*Op)))
+      return {};
+    if (Op->Option == "operator<<")
+      return {"printing a tensor with 'operator<<'", Op};
+    return {utils::syncSubject(Call) +
+                (Op->Option == "to" ? " toward the CPU" : ""),
+            Op};
   }
   if (!FD->getDeclName().isIdentifier())
     return {};
   StringRef Name = FD->getName();
   const auto *MD = dyn_cast<CXXMethodDecl>(FD);
   const bool TensorMethod = MD && utils::isTensorRecord(MD->getParent());
-  const bool InLibTorch = utils::isLibTorchDecl(FD);
-  auto Shown = [&] {
-    return "'" +
-           (TensorMethod ? ("Tensor::" + Name).str()
-                         : FD->getQualifiedNameAsString()) +
-           "'";
-  };
-
-  const SyncOperation *Op = operationByName(Name);
-  if (Op && !appliesTo(*Op, TensorMethod, MD, InLibTorch))
-    Op = nullptr;
-  const bool IsTo = Op && Op->Option == "to";
-  if (IsTo && !(ResultUsed && waitsForCopyToCPU(Call, FD, Ctx)))
-    Op = nullptr;
-  if (Op && (Enabled & bit(*Op)))
-    return {Shown() + (IsTo ? " toward the CPU" : ""), Op};
-
   for (const std::string &C : Custom) {
     bool Match = StringRef(C).contains("::")
                      ? FD->getQualifiedNameAsString() == C
-                     : Name == C && (TensorMethod || (!MD && InLibTorch));
+                     : Name == C && (TensorMethod ||
+                                     (!MD && utils::isLibTorchDecl(FD)));
     if (Match)
-      return {Shown(), nullptr};
+      return {utils::syncSubject(Call), nullptr};
   }
   return {};
 }

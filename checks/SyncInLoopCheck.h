@@ -12,7 +12,9 @@
 
 namespace clang::tidy::torch {
 
+namespace utils {
 struct SyncOperation;
+}
 
 /// Flags calls that make the host wait for the device (`item()`, `cpu()`,
 /// printing a tensor, data-dependent shapes, `torch::cuda::synchronize()`)
@@ -33,9 +35,9 @@ private:
   /// If \p E is an enabled synchronizing call, the subject of the warning
   /// ("'Tensor::item'") and the built-in operation it is (null for one of
   /// the Custom entries); otherwise an empty subject.
-  std::pair<std::string, const SyncOperation *>
+  std::pair<std::string, const utils::SyncOperation *>
   classify(const Expr *E, bool ResultUsed, ASTContext &Ctx) const;
-  void report(const Expr *Call, StringRef Subject, const SyncOperation *Op,
+  void report(const Expr *Call, StringRef Subject, const utils::SyncOperation *Op,
               const utils::HotMarker &Marker, const SourceManager &SM);
 
   std::vector<std::string> SyncFunctions;
