@@ -1,57 +1,147 @@
 //===- AsyncCopyReadCheck.cpp - torch-async-copy-read ---------------------===//
 #include "AsyncCopyReadCheck.h"
 #include "utils/ASTHelpers.h"
+#include "utils/CheckOptions.h"
+#include "utils/DeviceDiagnostics.h"
+#include "utils/DeviceFlow.h"
+#include "utils/HostEvents.h"
+#include "utils/HostSync.h"
 #include "utils/TorchTypes.h"
+#include "clang/AST/ASTContext.h"
 #include "clang/ASTMatchers/ASTMatchFinder.h"
+#include "llvm/ADT/MapVector.h"
 
 using namespace clang::ast_matchers;
 
 namespace clang::tidy::torch {
 
-// TODO:
-// This skeleton flags `x.cuda()` and rewrites it to `x.to(torch::kCUDA)`, so
-// that the generated test has something to check. Replace the matcher, the
-// check and the wording; docs/adding-a-check.md says which shared analysis in
-// checks/utils answers which question.
+using utils::DeviceFlow;
+using utils::HostEvent;
+
+AsyncCopyReadCheck::AsyncCopyReadCheck(StringRef Name,
+                                       ClangTidyContext *Context)
+    : TorchCheck(Name, Context),
+      Verbose(utils::getBoolOption(*this, Options, "Verbose",
+                                   utils::verboseByDefault())) {}
+
+void AsyncCopyReadCheck::storeOptions(ClangTidyOptions::OptionMap &Opts) {
+  Options.store(Opts, "Verbose", Verbose);
+}
+
+void AsyncCopyReadCheck::onStartOfTranslationUnit() {
+  TorchCheck::onStartOfTranslationUnit();
+  DeviceFlow::clearCache();
+}
+
+void AsyncCopyReadCheck::onEndOfTranslationUnit() { DeviceFlow::clearCache(); }
 
 void AsyncCopyReadCheck::registerMatchers(MatchFinder *Finder) {
-  // Bind the enclosing function top-down: hasParent/hasAncestor would build
-  // the parent map of the whole translation unit.
-  auto Call = cxxMemberCallExpr(
-      callee(cxxMethodDecl(hasName("cuda"), utils::tensorMethod())));
+  // Functions with a copy that may be non-blocking; check() reads them.
+  auto Copy = cxxMemberCallExpr(
+      callee(cxxMethodDecl(hasAnyName("to", "copy_"), utils::tensorMethod())),
+      hasAnyArgument(unless(cxxDefaultArgExpr())));
   Finder->addMatcher(
-      functionDecl(isDefinition(), forEachDescendant(Call.bind("call")))
+      functionDecl(isDefinition(), unless(isExpansionInSystemHeader()),
+                   unless(utils::lambdaInFunction()),
+                   hasBody(hasDescendant(Copy)))
           .bind("fn"),
       this);
 }
 
+/// If \p E is a non-blocking copy from the device into host memory, the
+/// host tensor it fills (as a variable); else null.
+static const VarDecl *asyncDownload(const HostEvent &E, const DeviceFlow &Flow,
+                                    ASTContext &Ctx) {
+  const auto *MC = dyn_cast_or_null<CXXMemberCallExpr>(E.Call);
+  const CXXMethodDecl *MD = MC ? MC->getMethodDecl() : nullptr;
+  if (!MD || !MD->getIdentifier() || !utils::isTensorRecord(MD->getParent()) ||
+      !utils::isNonBlocking(MC, Ctx))
+    return nullptr;
+  const Expr *Receiver = MC->getImplicitObjectArgument();
+  if (MD->getName() == "to") {
+    if (!Flow.conversionTarget(MC).isCPU() || Flow.isOnCPU(Receiver))
+      return nullptr;
+    return dyn_cast_or_null<VarDecl>(E.StoredIn);
+  }
+  if (MD->getName() == "copy_" && MC->getNumArgs() > 0 &&
+      Flow.isOnCPU(Receiver) && !Flow.isOnCPU(MC->getArg(0)))
+    return utils::rootVariable(Receiver);
+  return nullptr;
+}
+
+/// If \p E reads host tensor memory, the variable it reads: a tensor method
+/// that launches a kernel or reads data (item, data_ptr, accessor, sum, ...)
+/// on it or on a view of it, printing it, or a LibTorch function given it.
+/// Copies back to the device are ordered after the download on the stream
+/// and read nothing on the host.
+static const VarDecl *hostRead(const HostEvent &E) {
+  const CallExpr *Call = E.Call;
+  if (!Call)
+    return nullptr;
+  if (const auto *MC = dyn_cast<CXXMemberCallExpr>(Call)) {
+    const CXXMethodDecl *MD = MC->getMethodDecl();
+    if (!MD || !MD->getIdentifier() || !utils::isTensorRecord(MD->getParent()))
+      return nullptr;
+    StringRef Name = MD->getName();
+    if (utils::launchesNoKernel(Name) ||
+        llvm::is_contained({"to", "cuda", "copy_", "record_stream"}, Name))
+      return nullptr;
+    return utils::rootVariable(MC->getImplicitObjectArgument());
+  }
+  const FunctionDecl *FD = Call->getDirectCallee();
+  bool Printing = FD && FD->getOverloadedOperator() == OO_LessLess;
+  if (!FD || !(Printing || (utils::isLibTorchDecl(FD) &&
+                            !isa<CXXOperatorCallExpr>(Call))))
+    return nullptr;
+  for (const Expr *A : Call->arguments())
+    if (utils::isTensorType(A->getType()))
+      if (const VarDecl *V = utils::rootVariable(A))
+        return V;
+  return nullptr;
+}
+
 void AsyncCopyReadCheck::check(const MatchFinder::MatchResult &Result) {
-  const auto *Call = Result.Nodes.getNodeAs<CXXMemberCallExpr>("call");
   const auto *Fn = Result.Nodes.getNodeAs<FunctionDecl>("fn");
-  const auto *Member = dyn_cast<MemberExpr>(Call->getCallee());
-  if (!Member)
+  if (utils::isTemplateCode(Fn)) // DeviceFlow skips it
+    return;
+  ASTContext &Ctx = *Result.Context;
+  const DeviceFlow *Flow = utils::analyzedFlow(*this, Fn, Ctx, Verbose);
+  if (!Flow)
     return;
   const SourceManager &SM = *Result.SourceManager;
-  SourceLocation Loc = Member->getMemberLoc();
-  const bool InMacro = Loc.isMacroID() || Call->getEndLoc().isMacroID();
-  if (InMacro)
-    Loc = SM.getExpansionLoc(Loc);
-  if (!reportOnce(Loc))
-    return;
-
-  const bool WrittenArgs = llvm::any_of(Call->arguments(), [](const Expr *A) {
-    return !isa<CXXDefaultArgExpr>(A);
-  });
-  const NoFix Why = whyNoFix(InMacro, Fn);
-  {
-    auto D = diag(Loc, "'Tensor::cuda' is called here; TODO: say what happens "
-                       "at run time and what to write instead");
-    if (Why == NoFix::Fixable && !WrittenArgs)
-      D << FixItHint::CreateReplacement(
-          CharSourceRange::getTokenRange(Loc, Call->getRParenLoc()),
-          "to(torch::kCUDA)");
+  // Host tensors with a download in flight, and the copy.
+  llvm::MapVector<const VarDecl *, const CallExpr *> InFlight;
+  for (const HostEvent &E : utils::hostEvents(Fn->getBody())) {
+    if (const VarDecl *H = asyncDownload(E, *Flow, Ctx)) {
+      InFlight[H] = E.Call;
+      continue;
+    }
+    if (E.Assigned && !E.Call)
+      InFlight.erase(dyn_cast<VarDecl>(E.Assigned));
+    if (InFlight.empty() || !E.Call)
+      continue;
+    if (const VarDecl *H = hostRead(E); H && InFlight.count(H)) {
+      const CallExpr *Copy = InFlight.lookup(H);
+      InFlight.erase(H);
+      SourceLocation Loc = SM.getFileLoc(E.Call->getExprLoc());
+      if (!reportOnce(Loc))
+        continue;
+      diag(Loc, "'%0' is read on the host while the non-blocking copy that "
+                "fills it may still be running, so the host can see memory "
+                "the copy has not written yet; wait for the device first "
+                "('torch::cuda::synchronize()', or an event recorded after "
+                "the copy) or make the copy blocking")
+          << H->getName();
+      diag(SM.getFileLoc(Copy->getExprLoc()),
+           "'%0' is filled here by a non-blocking copy from the device",
+           DiagnosticIDs::Note)
+          << H->getName();
+      continue;
+    }
+    if (utils::classifyHostCall(E.Call, *Flow, Ctx) ==
+        utils::HostCallKind::MayWait)
+      InFlight.clear();
   }
-  noFixNote(Loc, Why);
 }
 
 } // namespace clang::tidy::torch

@@ -6,16 +6,25 @@
 
 namespace clang::tidy::torch {
 
-/// Flags a 'non_blocking' copy to the host read before any synchronization: the
-/// host may read memory the copy has not filled yet.
+/// Flags a host read (data_ptr, accessor, item, printing, a CPU op) of a
+/// tensor filled by a non-blocking copy from the device
+/// (`auto h = g.to(torch::kCPU, /*non_blocking=*/true)`,
+/// `h.copy_(g, /*non_blocking=*/true)`) with nothing in between that waits
+/// for the device: the copy is only queued, so the host may read memory it
+/// has not filled yet.
 ///
 /// Documentation: docs/checks/torch-async-copy-read.md
 class AsyncCopyReadCheck : public TorchCheck {
 public:
-  AsyncCopyReadCheck(StringRef Name, ClangTidyContext *Context)
-      : TorchCheck(Name, Context) {}
+  AsyncCopyReadCheck(StringRef Name, ClangTidyContext *Context);
+  void storeOptions(ClangTidyOptions::OptionMap &Opts) override;
   void registerMatchers(ast_matchers::MatchFinder *Finder) override;
   void check(const ast_matchers::MatchFinder::MatchResult &Result) override;
+  void onStartOfTranslationUnit() override;
+  void onEndOfTranslationUnit() override;
+
+private:
+  const bool Verbose;
 };
 
 } // namespace clang::tidy::torch

@@ -1,57 +1,198 @@
 //===- CreateThenMoveCheck.cpp - torch-create-then-move -------------------===//
 #include "CreateThenMoveCheck.h"
 #include "utils/ASTHelpers.h"
+#include "utils/CheckOptions.h"
+#include "utils/DeviceDiagnostics.h"
+#include "utils/DeviceFlow.h"
+#include "utils/DeviceRules.h"
 #include "utils/TorchTypes.h"
+#include "clang/AST/ASTContext.h"
 #include "clang/ASTMatchers/ASTMatchFinder.h"
+#include "clang/Lex/Lexer.h"
 
 using namespace clang::ast_matchers;
 
 namespace clang::tidy::torch {
 
-// TODO:
-// This skeleton flags `x.cuda()` and rewrites it to `x.to(torch::kCUDA)`, so
-// that the generated test has something to check. Replace the matcher, the
-// check and the wording; docs/adding-a-check.md says which shared analysis in
-// checks/utils answers which question.
+using utils::DeviceFlow;
+using utils::DeviceValue;
+using utils::FactoryKind;
+
+CreateThenMoveCheck::CreateThenMoveCheck(StringRef Name,
+                                         ClangTidyContext *Context)
+    : TorchCheck(Name, Context),
+      Verbose(utils::getBoolOption(*this, Options, "Verbose",
+                                   utils::verboseByDefault())) {}
+
+void CreateThenMoveCheck::storeOptions(ClangTidyOptions::OptionMap &Opts) {
+  Options.store(Opts, "Verbose", Verbose);
+}
+
+void CreateThenMoveCheck::onStartOfTranslationUnit() {
+  TorchCheck::onStartOfTranslationUnit();
+  DeviceFlow::clearCache();
+}
+
+void CreateThenMoveCheck::onEndOfTranslationUnit() { DeviceFlow::clearCache(); }
 
 void CreateThenMoveCheck::registerMatchers(MatchFinder *Finder) {
-  // Bind the enclosing function top-down: hasParent/hasAncestor would build
-  // the parent map of the whole translation unit.
-  auto Call = cxxMemberCallExpr(
-      callee(cxxMethodDecl(hasName("cuda"), utils::tensorMethod())));
+  // A conversion whose receiver is a call; check() asks whether the call is
+  // a factory that allocates on the CPU.
+  auto Move = cxxMemberCallExpr(
+      callee(cxxMethodDecl(hasAnyName("to", "cuda"), utils::tensorMethod())),
+      on(ignoringImplicit(callExpr(unless(cxxMemberCallExpr())))));
   Finder->addMatcher(
-      functionDecl(isDefinition(), forEachDescendant(Call.bind("call")))
+      functionDecl(isDefinition(), unless(isExpansionInSystemHeader()),
+                   unless(utils::lambdaInFunction()),
+                   hasBody(forEachDescendant(Move.bind("move"))))
           .bind("fn"),
       this);
 }
 
+/// Factories that allocate and fill new memory: not torch::tensor(data) or
+/// from_blob (host data that has to cross anyway), not *_like (their
+/// device comes from the other tensor).
+static bool allocatesOnItsOwn(FactoryKind K) {
+  return K == FactoryKind::Sized || K == FactoryKind::Scalar ||
+         K == FactoryKind::Vector || K == FactoryKind::Matrix;
+}
+
+/// Random factories draw from the generator of the device they run on.
+static bool isRandom(StringRef Name) {
+  return Name.starts_with("rand") || Name == "normal" ||
+         Name == "bernoulli" || Name == "multinomial";
+}
+
+/// The device argument of a conversion that moves only the device
+/// (`.to(device)`, `.to(torch::kCUDA)`, `.to("cuda:0")`), or null.
+static const Expr *soleDeviceArgument(const CXXMemberCallExpr *Move) {
+  const Expr *Device = nullptr;
+  for (const Expr *A : Move->arguments()) {
+    if (isa<CXXDefaultArgExpr>(A))
+      continue;
+    if (Device)
+      return nullptr;
+    Device = A;
+  }
+  if (!Device)
+    return nullptr;
+  const Expr *Written = utils::stripCopiesAndConversions(Device);
+  utils::Carrier C = utils::carrierOf(Written->getType());
+  bool String = Written->getType()->isPointerType() ||
+                Written->getType()->isArrayType();
+  return C == utils::Carrier::Device || C == utils::Carrier::DeviceType ||
+                 String
+             ? Device
+             : nullptr;
+}
+
+/// The index of \p FD's TensorOptions parameter, or -1.
+static int optionsParameter(const FunctionDecl *FD) {
+  for (unsigned I = 0; I < FD->getNumParams(); ++I)
+    if (utils::carrierOf(FD->getParamDecl(I)->getType()) ==
+        utils::Carrier::Options)
+      return static_cast<int>(I);
+  return -1;
+}
+
+/// The edits that create the tensor on \p DeviceText: the device goes into
+/// the factory's options, the conversion goes. Empty if the call's shape
+/// allows no safe edit.
+static std::vector<FixItHint> fixes(const CallExpr *Factory,
+                                    const CXXMemberCallExpr *Move,
+                                    StringRef DeviceText,
+                                    const SourceManager &SM,
+                                    const LangOptions &LO) {
+  const auto *Member = dyn_cast<MemberExpr>(Move->getCallee());
+  int Index = optionsParameter(Factory->getDirectCallee());
+  if (!Member || Index < 0 || static_cast<unsigned>(Index) >= Factory->getNumArgs())
+    return {};
+  std::vector<FixItHint> Edits;
+  const Expr *Options = Factory->getArg(Index);
+  if (isa<CXXDefaultArgExpr>(Options)) {
+    // Only if every argument before the options is written.
+    for (int I = 0; I < Index; ++I)
+      if (isa<CXXDefaultArgExpr>(Factory->getArg(I)))
+        return {};
+    std::string Text = (Index > 0 ? ", torch::device(" : "torch::device(") +
+                       DeviceText.str() + ")";
+    Edits.push_back(
+        FixItHint::CreateInsertion(Factory->getRParenLoc(), Text));
+  } else {
+    const Expr *Written = utils::stripCopiesAndConversions(Options);
+    StringRef Text = utils::sourceText(Written, SM, LO);
+    if (Text.empty())
+      return {};
+    std::string New;
+    if (utils::carrierOf(Written->getType()) != utils::Carrier::Options)
+      New = ("torch::TensorOptions(" + Text + ")").str();
+    else if (isa<CallExpr, DeclRefExpr, ParenExpr, MemberExpr>(Written))
+      New = Text.str();
+    else
+      New = ("(" + Text + ")").str();
+    New += ".device(" + DeviceText.str() + ")";
+    Edits.push_back(FixItHint::CreateReplacement(
+        CharSourceRange::getTokenRange(Written->getSourceRange()), New));
+  }
+  Edits.push_back(FixItHint::CreateRemoval(CharSourceRange::getTokenRange(
+      Member->getOperatorLoc(), Move->getRParenLoc())));
+  return Edits;
+}
+
 void CreateThenMoveCheck::check(const MatchFinder::MatchResult &Result) {
-  const auto *Call = Result.Nodes.getNodeAs<CXXMemberCallExpr>("call");
+  const auto *Move = Result.Nodes.getNodeAs<CXXMemberCallExpr>("move");
   const auto *Fn = Result.Nodes.getNodeAs<FunctionDecl>("fn");
-  const auto *Member = dyn_cast<MemberExpr>(Call->getCallee());
-  if (!Member)
+  const auto *Factory =
+      dyn_cast<CallExpr>(utils::stripImplicit(Move->getImplicitObjectArgument()));
+  const FunctionDecl *FactoryFn = Factory ? Factory->getDirectCallee() : nullptr;
+  if (!FactoryFn || !FactoryFn->getIdentifier() ||
+      !allocatesOnItsOwn(utils::factoryKind(FactoryFn)))
     return;
-  const SourceManager &SM = *Result.SourceManager;
-  SourceLocation Loc = Member->getMemberLoc();
-  const bool InMacro = Loc.isMacroID() || Call->getEndLoc().isMacroID();
-  if (InMacro)
-    Loc = SM.getExpansionLoc(Loc);
-  if (!reportOnce(Loc))
+  ASTContext &Ctx = *Result.Context;
+  const DeviceFlow *Flow = utils::analyzedFlow(*this, Fn, Ctx, Verbose);
+  if (!Flow)
+    return;
+  utils::DeviceFact Created = Flow->factOf(Factory);
+  DeviceValue Target = Flow->conversionTarget(Move);
+  if (!Created.Device.isCPU() || Created.From.Kind != utils::Origin::Factory ||
+      !Target.isDeviceSide())
     return;
 
-  const bool WrittenArgs = llvm::any_of(Call->arguments(), [](const Expr *A) {
-    return !isa<CXXDefaultArgExpr>(A);
-  });
+  const SourceManager &SM = *Result.SourceManager;
+  const LangOptions &LO = Ctx.getLangOpts();
+  SourceLocation Loc = SM.getFileLoc(Move->getExprLoc());
+  if (!reportOnce(Loc))
+    return;
+  const Expr *DeviceArg = soleDeviceArgument(Move);
+  const StringRef Method = Move->getMethodDecl()->getName();
+  std::string DeviceText =
+      Method == "cuda" && Move->getNumArgs() == 0
+          ? "torch::kCUDA"
+          : (DeviceArg ? utils::sourceText(
+                                 utils::stripCopiesAndConversions(DeviceArg),
+                                 SM, LO)
+                             .str()
+                       : "");
+  const std::string FactoryName = FactoryFn->getQualifiedNameAsString();
+  const bool InMacro =
+      Move->getBeginLoc().isMacroID() || Move->getEndLoc().isMacroID();
   const NoFix Why = whyNoFix(InMacro, Fn);
-  {
-    auto D = diag(Loc, "'Tensor::cuda' is called here; TODO: say what happens "
-                       "at run time and what to write instead");
-    if (Why == NoFix::Fixable && !WrittenArgs)
-      D << FixItHint::CreateReplacement(
-          CharSourceRange::getTokenRange(Loc, Call->getRParenLoc()),
-          "to(torch::kCUDA)");
-  }
-  noFixNote(Loc, Why);
+  std::vector<FixItHint> Edits;
+  if (Why == NoFix::Fixable && !DeviceText.empty() &&
+      (Method == "cuda" ? Move->getNumArgs() == 0 : DeviceArg != nullptr))
+    Edits = fixes(Factory, Move, DeviceText, SM, LO);
+  std::string Instead =
+      DeviceText.empty() ? "the device" : "torch::device(" + DeviceText + ")";
+  diag(Loc, "'%0' allocates and fills this tensor on the CPU, then '%1' "
+            "copies it to %2; pass %3 to the factory to create it there")
+      << FactoryName << Method << Target.name() << Instead << Edits;
+  if (isRandom(FactoryFn->getName()))
+    diag(Loc,
+         "created on the device, the values come from its random generator, "
+         "not the CPU's: a seeded run draws different numbers",
+         DiagnosticIDs::Note);
+  if (Why != NoFix::Fixable)
+    noFixNote(Loc, Why);
 }
 
 } // namespace clang::tidy::torch

@@ -6,17 +6,23 @@
 
 namespace clang::tidy::torch {
 
-/// Flags a tensor created on the CPU by a factory and moved right away
-/// ('torch::zeros({n}).to(device)'): allocated and filled on the host, then
-/// copied; fix-it creates it on the device.
+/// Flags a tensor created on the CPU by a factory call and converted to a
+/// device right away (`torch::zeros({n}).to(device)`, `torch::randn(..)
+/// .cuda()`): it is allocated and filled on the host, then copied. The
+/// fix-it passes the device to the factory instead.
 ///
 /// Documentation: docs/checks/torch-create-then-move.md
 class CreateThenMoveCheck : public TorchCheck {
 public:
-  CreateThenMoveCheck(StringRef Name, ClangTidyContext *Context)
-      : TorchCheck(Name, Context) {}
+  CreateThenMoveCheck(StringRef Name, ClangTidyContext *Context);
+  void storeOptions(ClangTidyOptions::OptionMap &Opts) override;
   void registerMatchers(ast_matchers::MatchFinder *Finder) override;
   void check(const ast_matchers::MatchFinder::MatchResult &Result) override;
+  void onStartOfTranslationUnit() override;
+  void onEndOfTranslationUnit() override;
+
+private:
+  const bool Verbose;
 };
 
 } // namespace clang::tidy::torch

@@ -1,57 +1,229 @@
-//===- LoopInvariantTransferCheck.cpp - torch-loop-invariant-transfer -----===//
+//===- LoopInvariantTransferCheck.cpp - torch-loop-invariant-transfer ----===//
 #include "LoopInvariantTransferCheck.h"
 #include "utils/ASTHelpers.h"
+#include "utils/CheckOptions.h"
+#include "utils/DeviceDiagnostics.h"
+#include "utils/DeviceFlow.h"
+#include "utils/HotLoops.h"
 #include "utils/TorchTypes.h"
+#include "clang/AST/ASTContext.h"
+#include "clang/AST/StmtCXX.h"
 #include "clang/ASTMatchers/ASTMatchFinder.h"
+#include "llvm/ADT/SmallPtrSet.h"
 
 using namespace clang::ast_matchers;
 
 namespace clang::tidy::torch {
 
-// TODO:
-// This skeleton flags `x.cuda()` and rewrites it to `x.to(torch::kCUDA)`, so
-// that the generated test has something to check. Replace the matcher, the
-// check and the wording; docs/adding-a-check.md says which shared analysis in
-// checks/utils answers which question.
+using utils::DeviceFlow;
+using utils::DeviceValue;
+
+LoopInvariantTransferCheck::LoopInvariantTransferCheck(
+    StringRef Name, ClangTidyContext *Context)
+    : TorchCheck(Name, Context),
+      Verbose(utils::getBoolOption(*this, Options, "Verbose",
+                                   utils::verboseByDefault())) {}
+
+void LoopInvariantTransferCheck::storeOptions(
+    ClangTidyOptions::OptionMap &Opts) {
+  Options.store(Opts, "Verbose", Verbose);
+}
+
+void LoopInvariantTransferCheck::onStartOfTranslationUnit() {
+  TorchCheck::onStartOfTranslationUnit();
+  DeviceFlow::clearCache();
+}
+
+void LoopInvariantTransferCheck::onEndOfTranslationUnit() {
+  DeviceFlow::clearCache();
+}
 
 void LoopInvariantTransferCheck::registerMatchers(MatchFinder *Finder) {
-  // Bind the enclosing function top-down: hasParent/hasAncestor would build
-  // the parent map of the whole translation unit.
-  auto Call = cxxMemberCallExpr(
-      callee(cxxMethodDecl(hasName("cuda"), utils::tensorMethod())));
   Finder->addMatcher(
-      functionDecl(isDefinition(), forEachDescendant(Call.bind("call")))
+      functionDecl(
+          isDefinition(), unless(isExpansionInSystemHeader()),
+          unless(utils::lambdaInFunction()),
+          hasBody(forEachDescendant(
+              stmt(anyOf(forStmt(), cxxForRangeStmt(), whileStmt(), doStmt()))
+                  .bind("loop"))))
           .bind("fn"),
       this);
 }
 
+/// The variables a loop may change: assigned, incremented, moved from,
+/// changed in place (also through a view: `w[0].fill_(1)`), taken by
+/// address or non-const reference, copied (the copy shares the storage),
+/// or handed to a function outside LibTorch (a tensor handle passed by value
+/// shares its storage too). Lambdas written in the loop count.
+struct ChangedVariables {
+  llvm::SmallPtrSet<const VarDecl *, 16> Changed;
+
+  void mark(const Expr *E) {
+    if (const VarDecl *V = utils::rootVariable(E))
+      Changed.insert(V);
+  }
+
+  void arguments(const FunctionDecl *FD, ArrayRef<const Expr *> Args,
+                 unsigned FirstParam) {
+    const bool LibTorch = FD && utils::isLibTorchDecl(FD);
+    const bool InPlace = FD && FD->getIdentifier() &&
+                         (FD->getName().ends_with("_") ||
+                          FD->getName().ends_with("_out"));
+    for (unsigned I = 0; I < Args.size(); ++I) {
+      const Expr *A = utils::stripImplicit(Args[I]);
+      if (!isa<DeclRefExpr>(A))
+        continue;
+      unsigned P = I + FirstParam;
+      QualType T = FD && P < FD->getNumParams()
+                       ? FD->getParamDecl(P)->getType()
+                       : QualType();
+      bool NonConstRef = !T.isNull() && T->isReferenceType() &&
+                         !T->getPointeeType().isConstQualified();
+      if (!FD || NonConstRef || !LibTorch || InPlace)
+        mark(A);
+    }
+  }
+
+  void visit(const Stmt *S) {
+    if (!S)
+      return;
+    if (const auto *BO = dyn_cast<BinaryOperator>(S)) {
+      if (BO->isAssignmentOp())
+        mark(BO->getLHS());
+    } else if (const auto *UO = dyn_cast<UnaryOperator>(S)) {
+      if (UO->isIncrementDecrementOp() || UO->getOpcode() == UO_AddrOf)
+        mark(UO->getSubExpr());
+    } else if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(S)) {
+      OverloadedOperatorKind K = Op->getOperator();
+      if (K == OO_Equal || K == OO_PlusPlus || K == OO_MinusMinus ||
+          utils::isArithmeticCompoundAssignment(K))
+        mark(Op->getArg(0));
+      const auto *MD = dyn_cast_or_null<CXXMethodDecl>(Op->getDirectCallee());
+      arguments(Op->getDirectCallee(),
+                ArrayRef(Op->getArgs(), Op->getNumArgs()).drop_front(MD ? 1 : 0),
+                0);
+    } else if (const auto *MC = dyn_cast<CXXMemberCallExpr>(S)) {
+      const CXXMethodDecl *MD = MC->getMethodDecl();
+      if (MD && MD->getIdentifier() &&
+          (MD->getName().ends_with("_") || MD->getName() == "set_data"))
+        mark(MC->getImplicitObjectArgument());
+      arguments(MD, ArrayRef(MC->getArgs(), MC->getNumArgs()), 0);
+    } else if (const auto *Call = dyn_cast<CallExpr>(S)) {
+      arguments(Call->getDirectCallee(),
+                ArrayRef(Call->getArgs(), Call->getNumArgs()), 0);
+    } else if (const auto *CE = dyn_cast<CXXConstructExpr>(S)) {
+      if (CE->getNumArgs() == 1 && utils::isTensorType(CE->getType()))
+        mark(CE->getArg(0));
+    } else if (const auto *L = dyn_cast<LambdaExpr>(S)) {
+      return visit(L->getBody());
+    }
+    for (const Stmt *Child : S->children())
+      visit(Child);
+  }
+};
+
+/// True for `if (step % n == 0)` and `if (i == 0)`: a branch taken on some
+/// iterations only.
+static bool guardsSomeIterations(const Expr *Cond) {
+  if (!Cond)
+    return false;
+  Cond = utils::stripImplicit(Cond);
+  if (const auto *BO = dyn_cast<BinaryOperator>(Cond))
+    return BO->getOpcode() == BO_Rem || BO->getOpcode() == BO_EQ ||
+           (BO->isLogicalOp() && (guardsSomeIterations(BO->getLHS()) ||
+                                  guardsSomeIterations(BO->getRHS())));
+  if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(Cond))
+    return Op->getOperator() == OO_EqualEqual ||
+           Op->getOperator() == OO_Percent;
+  if (const auto *UO = dyn_cast<UnaryOperator>(Cond))
+    return UO->getOpcode() == UO_LNot;
+  return false;
+}
+
+/// The tensor conversions run on each iteration of a loop, outside lambdas
+/// and branches taken on some iterations only.
+static void collectConversions(const Stmt *S,
+                               std::vector<const CXXMemberCallExpr *> &Out) {
+  if (!S || isa<LambdaExpr>(S))
+    return;
+  if (const auto *If = dyn_cast<IfStmt>(S))
+    if (guardsSomeIterations(If->getCond())) {
+      collectConversions(If->getCond(), Out);
+      return collectConversions(If->getElse(), Out);
+    }
+  if (const auto *MC = dyn_cast<CXXMemberCallExpr>(S)) {
+    const CXXMethodDecl *MD = MC->getMethodDecl();
+    if (MD && MD->getIdentifier() && utils::isTensorRecord(MD->getParent()) &&
+        (MD->getName() == "to" || MD->getName() == "cuda"))
+      Out.push_back(MC);
+  }
+  for (const Stmt *Child : S->children())
+    collectConversions(Child, Out);
+}
+
 void LoopInvariantTransferCheck::check(const MatchFinder::MatchResult &Result) {
-  const auto *Call = Result.Nodes.getNodeAs<CXXMemberCallExpr>("call");
+  const auto *Loop = Result.Nodes.getNodeAs<Stmt>("loop");
   const auto *Fn = Result.Nodes.getNodeAs<FunctionDecl>("fn");
-  const auto *Member = dyn_cast<MemberExpr>(Call->getCallee());
-  if (!Member)
+  if (utils::isTemplateCode(Fn)) // DeviceFlow skips it
+    return;
+  utils::HotMarker Marker = utils::findHotMarker(Loop);
+  if (!Marker)
     return;
   const SourceManager &SM = *Result.SourceManager;
-  SourceLocation Loc = Member->getMemberLoc();
-  const bool InMacro = Loc.isMacroID() || Call->getEndLoc().isMacroID();
-  if (InMacro)
-    Loc = SM.getExpansionLoc(Loc);
-  if (!reportOnce(Loc))
-    return;
+  SourceRange LoopRange(SM.getFileLoc(Loop->getBeginLoc()),
+                        SM.getFileLoc(Loop->getEndLoc()));
+  auto DeclaredBefore = [&](const VarDecl *V) {
+    SourceLocation L = SM.getFileLoc(V->getLocation());
+    return !V->isStaticLocal() && V->hasLocalStorage() &&
+           utils::isTensorType(V->getType()) &&
+           SM.isBeforeInTranslationUnit(L, LoopRange.getBegin());
+  };
 
-  const bool WrittenArgs = llvm::any_of(Call->arguments(), [](const Expr *A) {
-    return !isa<CXXDefaultArgExpr>(A);
+  std::vector<const CXXMemberCallExpr *> Conversions;
+  for (const Stmt *Part : utils::iterationParts(Loop))
+    collectConversions(Part, Conversions);
+  llvm::erase_if(Conversions, [&](const CXXMemberCallExpr *C) {
+    const auto *DRE = dyn_cast<DeclRefExpr>(utils::receiverOf(C));
+    const auto *V = DRE ? dyn_cast<VarDecl>(DRE->getDecl()) : nullptr;
+    return !V || !DeclaredBefore(V);
   });
-  const NoFix Why = whyNoFix(InMacro, Fn);
-  {
-    auto D = diag(Loc, "'Tensor::cuda' is called here; TODO: say what happens "
-                       "at run time and what to write instead");
-    if (Why == NoFix::Fixable && !WrittenArgs)
-      D << FixItHint::CreateReplacement(
-          CharSourceRange::getTokenRange(Loc, Call->getRParenLoc()),
-          "to(torch::kCUDA)");
+  if (Conversions.empty())
+    return;
+  ChangedVariables Changes;
+  Changes.visit(Loop);
+  ASTContext &Ctx = *Result.Context;
+  const DeviceFlow *Flow = nullptr;
+  const LangOptions &LO = Ctx.getLangOpts();
+  for (const CXXMemberCallExpr *C : Conversions) {
+    const auto *V =
+        cast<VarDecl>(cast<DeclRefExpr>(utils::receiverOf(C))->getDecl());
+    if (Changes.Changed.contains(V))
+      continue;
+    if (!Flow && !(Flow = utils::analyzedFlow(*this, Fn, Ctx, Verbose)))
+      return;
+    DeviceValue To = Flow->conversionTarget(C);
+    DeviceValue From = Flow->deviceOf(C->getImplicitObjectArgument());
+    bool Moves = To.isDeviceSide() || (To.kind() == DeviceValue::Unknown &&
+                                       From.isCPU());
+    if (!Moves || Flow->isAlreadyOnTarget(C))
+      continue;
+    SourceLocation Loc = SM.getFileLoc(C->getExprLoc());
+    if (!reportOnce(Loc))
+      continue;
+    std::string Name = V->getName().str();
+    std::string Text = utils::quotableText(C, SM, LO);
+    diag(Loc, "'%0' does not change in this loop, yet '%1' copies it to %2 on "
+              "every iteration; do the transfer once before the loop%3 and "
+              "use the copy inside")
+        << Name << C->getMethodDecl()->getName()
+        << (To.isKnown() ? To.name() : std::string("its target device"))
+        << (Text.empty() ? std::string()
+                         : " ('auto " + Name + "_dev = " + Text + ";')");
+    diag(LoopRange.getBegin(), "this %0 loop repeats the transfer on every "
+                               "iteration",
+         DiagnosticIDs::Note)
+        << Marker.loopKind();
   }
-  noFixNote(Loc, Why);
 }
 
 } // namespace clang::tidy::torch

@@ -1,5 +1,4 @@
-//===- LoopInvariantTransferCheck.h - torch-loop-invariant-transfer --*- C++
-//-*-===//
+//===- LoopInvariantTransferCheck.h - torch-loop-invariant-transfer ------===//
 #ifndef TORCH_TIDY_LOOPINVARIANTTRANSFERCHECK_H
 #define TORCH_TIDY_LOOPINVARIANTTRANSFERCHECK_H
 
@@ -7,17 +6,23 @@
 
 namespace clang::tidy::torch {
 
-/// Flags the same tensor moved with '.to(device)' / '.cuda()' on every step of
-/// a hot loop although it never changes there: hoist the transfer before the
-/// loop.
+/// Flags `.to(device)`, `.cuda()` or `.to(other)` in a hot loop (see
+/// utils/HotLoops.h) of a local tensor declared before the loop and never
+/// changed in it: the same data crosses PCIe on every iteration. Hoist the
+/// transfer before the loop.
 ///
 /// Documentation: docs/checks/torch-loop-invariant-transfer.md
 class LoopInvariantTransferCheck : public TorchCheck {
 public:
-  LoopInvariantTransferCheck(StringRef Name, ClangTidyContext *Context)
-      : TorchCheck(Name, Context) {}
+  LoopInvariantTransferCheck(StringRef Name, ClangTidyContext *Context);
+  void storeOptions(ClangTidyOptions::OptionMap &Opts) override;
   void registerMatchers(ast_matchers::MatchFinder *Finder) override;
   void check(const ast_matchers::MatchFinder::MatchResult &Result) override;
+  void onStartOfTranslationUnit() override;
+  void onEndOfTranslationUnit() override;
+
+private:
+  const bool Verbose;
 };
 
 } // namespace clang::tidy::torch

@@ -1,57 +1,191 @@
-//===- UnsynchronizedTimingCheck.cpp - torch-unsynchronized-timing --------===//
+//===- UnsynchronizedTimingCheck.cpp - torch-unsynchronized-timing -------===//
 #include "UnsynchronizedTimingCheck.h"
 #include "utils/ASTHelpers.h"
+#include "utils/CheckOptions.h"
+#include "utils/DeviceDiagnostics.h"
+#include "utils/DeviceFlow.h"
+#include "utils/DeviceRules.h"
+#include "utils/HostEvents.h"
+#include "utils/HostSync.h"
 #include "utils/TorchTypes.h"
+#include "clang/AST/ASTContext.h"
 #include "clang/ASTMatchers/ASTMatchFinder.h"
+#include "llvm/ADT/DenseSet.h"
 
 using namespace clang::ast_matchers;
 
 namespace clang::tidy::torch {
 
-// TODO:
-// This skeleton flags `x.cuda()` and rewrites it to `x.to(torch::kCUDA)`, so
-// that the generated test has something to check. Replace the matcher, the
-// check and the wording; docs/adding-a-check.md says which shared analysis in
-// checks/utils answers which question.
+using utils::DeviceFlow;
+using utils::HostEvent;
+
+UnsynchronizedTimingCheck::UnsynchronizedTimingCheck(StringRef Name,
+                                                     ClangTidyContext *Context)
+    : TorchCheck(Name, Context),
+      Verbose(utils::getBoolOption(*this, Options, "Verbose",
+                                   utils::verboseByDefault())) {}
+
+void UnsynchronizedTimingCheck::storeOptions(
+    ClangTidyOptions::OptionMap &Opts) {
+  Options.store(Opts, "Verbose", Verbose);
+}
+
+void UnsynchronizedTimingCheck::onStartOfTranslationUnit() {
+  TorchCheck::onStartOfTranslationUnit();
+  DeviceFlow::clearCache();
+}
+
+void UnsynchronizedTimingCheck::onEndOfTranslationUnit() {
+  DeviceFlow::clearCache();
+}
+
+static const StringRef ClockFunctions[] = {
+    "now", "clock", "gettimeofday", "clock_gettime", "omp_get_wtime",
+    "MPI_Wtime"};
 
 void UnsynchronizedTimingCheck::registerMatchers(MatchFinder *Finder) {
-  // Bind the enclosing function top-down: hasParent/hasAncestor would build
-  // the parent map of the whole translation unit.
-  auto Call = cxxMemberCallExpr(
-      callee(cxxMethodDecl(hasName("cuda"), utils::tensorMethod())));
+  auto ClockRead =
+      callExpr(callee(functionDecl(hasAnyName(ClockFunctions))));
   Finder->addMatcher(
-      functionDecl(isDefinition(), forEachDescendant(Call.bind("call")))
+      functionDecl(isDefinition(), unless(isExpansionInSystemHeader()),
+                   unless(utils::lambdaInFunction()),
+                   hasBody(hasDescendant(ClockRead)))
           .bind("fn"),
       this);
 }
 
+/// True for the host clocks: std::chrono::*_clock::now(), clock(),
+/// gettimeofday, clock_gettime, omp_get_wtime, MPI_Wtime.
+static bool isClockRead(const CallExpr *Call) {
+  const FunctionDecl *FD = Call->getDirectCallee();
+  if (!FD || !FD->getIdentifier())
+    return false;
+  StringRef Name = FD->getName();
+  if (const auto *MD = dyn_cast<CXXMethodDecl>(FD))
+    return Name == "now" && MD->isStatic() &&
+           utils::outermostNamespace(MD) == "std" &&
+           MD->getParent()->getName().ends_with("_clock");
+  bool CFunction =
+      FD->getDeclContext()->getRedeclContext()->isTranslationUnit() ||
+      utils::outermostNamespace(FD) == "std";
+  return CFunction && Name != "now" &&
+         llvm::is_contained(ClockFunctions, Name);
+}
+
+/// The variable a clock read stores its time in: the one it initialises or
+/// is assigned to, or the struct gettimeofday / clock_gettime fill.
+static const ValueDecl *timeVariable(const CallExpr *Call,
+                                     const HostEvent &Where) {
+  StringRef Name = Call->getDirectCallee()->getName();
+  unsigned Out = Name == "gettimeofday" ? 0 : Name == "clock_gettime" ? 1 : ~0u;
+  if (Out < Call->getNumArgs()) {
+    const Expr *A = utils::stripImplicit(Call->getArg(Out));
+    if (const auto *UO = dyn_cast<UnaryOperator>(A))
+      if (UO->getOpcode() == UO_AddrOf)
+        return utils::rootVariable(UO->getSubExpr());
+    return utils::rootVariable(A);
+  }
+  return Where.StoredIn;
+}
+
+/// True if `torch::cuda::synchronize` is declared in this translation unit.
+static bool declaresCudaSynchronize(ASTContext &Ctx) {
+  const DeclContext *DC = Ctx.getTranslationUnitDecl();
+  for (StringRef Part : {"torch", "cuda"}) {
+    const DeclContext *Next = nullptr;
+    for (const NamedDecl *D : DC->lookup(&Ctx.Idents.get(Part)))
+      if (const auto *NS = dyn_cast<NamespaceDecl>(D))
+        Next = NS;
+    if (!Next)
+      return false;
+    DC = Next;
+  }
+  return !DC->lookup(&Ctx.Idents.get("synchronize")).empty();
+}
+
 void UnsynchronizedTimingCheck::check(const MatchFinder::MatchResult &Result) {
-  const auto *Call = Result.Nodes.getNodeAs<CXXMemberCallExpr>("call");
   const auto *Fn = Result.Nodes.getNodeAs<FunctionDecl>("fn");
-  const auto *Member = dyn_cast<MemberExpr>(Call->getCallee());
-  if (!Member)
+  if (utils::isTemplateCode(Fn)) // DeviceFlow skips it
     return;
-  const SourceManager &SM = *Result.SourceManager;
-  SourceLocation Loc = Member->getMemberLoc();
-  const bool InMacro = Loc.isMacroID() || Call->getEndLoc().isMacroID();
-  if (InMacro)
-    Loc = SM.getExpansionLoc(Loc);
+  ASTContext &Ctx = *Result.Context;
+  std::vector<HostEvent> Events = utils::hostEvents(Fn->getBody());
+  if (llvm::count_if(Events, [](const HostEvent &E) {
+        return E.Call && isClockRead(E.Call);
+      }) < 2)
+    return;
+  const DeviceFlow *Flow = utils::analyzedFlow(*this, Fn, Ctx, Verbose);
+  if (!Flow)
+    return;
+  // Pairs (later, earlier) of clock values subtracted from each other.
+  llvm::DenseSet<std::pair<const void *, const void *>> Subtracted;
+  for (const HostEvent &E : Events)
+    if (E.Subtraction)
+      Subtracted.insert({E.Subtraction->first, E.Subtraction->second});
+
+  const HostEvent *Start = nullptr;
+  const CallExpr *Pending = nullptr;
+  bool WorkSinceStart = false;
+  for (const HostEvent &E : Events) {
+    if (!E.Call)
+      continue;
+    if (!isClockRead(E.Call)) {
+      switch (utils::classifyHostCall(E.Call, *Flow, Ctx)) {
+      case utils::HostCallKind::DeviceWork:
+        Pending = E.Call;
+        WorkSinceStart = true;
+        break;
+      case utils::HostCallKind::MayWait:
+        Pending = nullptr;
+        break;
+      case utils::HostCallKind::Other:
+        break;
+      }
+      continue;
+    }
+    auto Key = [&](const HostEvent &C) -> const void * {
+      const ValueDecl *V = timeVariable(C.Call, C);
+      return V ? static_cast<const void *>(V) : C.Call;
+    };
+    if (Start && WorkSinceStart && Pending &&
+        Subtracted.contains({Key(E), Key(*Start)}))
+      report(E, *Start, Pending, *Flow, Ctx);
+    Start = &E;
+    WorkSinceStart = false;
+  }
+}
+
+void UnsynchronizedTimingCheck::report(const HostEvent &End,
+                                       const HostEvent &Start,
+                                       const CallExpr *Work,
+                                       const DeviceFlow &Flow,
+                                       ASTContext &Ctx) {
+  const SourceManager &SM = Ctx.getSourceManager();
+  SourceLocation Loc = SM.getFileLoc(End.Call->getExprLoc());
   if (!reportOnce(Loc))
     return;
-
-  const bool WrittenArgs = llvm::any_of(Call->arguments(), [](const Expr *A) {
-    return !isa<CXXDefaultArgExpr>(A);
-  });
-  const NoFix Why = whyNoFix(InMacro, Fn);
   {
-    auto D = diag(Loc, "'Tensor::cuda' is called here; TODO: say what happens "
-                       "at run time and what to write instead");
-    if (Why == NoFix::Fixable && !WrittenArgs)
-      D << FixItHint::CreateReplacement(
-          CharSourceRange::getTokenRange(Loc, Call->getRParenLoc()),
-          "to(torch::kCUDA)");
+    auto D = diag(Loc, "the device may still be running the timed work when "
+                       "this clock is read: the interval measures kernel "
+                       "launches, not the work; call "
+                       "'torch::cuda::synchronize()' before reading the "
+                       "clock");
+    const Stmt *S = End.Statement;
+    if (S && !S->getBeginLoc().isMacroID() && declaresCudaSynchronize(Ctx)) {
+      SourceLocation Begin = S->getBeginLoc();
+      FileID File = SM.getFileID(Begin);
+      unsigned Column = SM.getSpellingColumnNumber(Begin);
+      StringRef Line(SM.getCharacterData(Begin) - (Column - 1), Column - 1);
+      if (Line.find_first_not_of(" \t") == StringRef::npos && File.isValid())
+        D << FixItHint::CreateInsertion(
+            Begin, ("torch::cuda::synchronize();\n" + Line).str());
+    }
   }
-  noFixNote(Loc, Why);
+  diag(SM.getFileLoc(Start.Call->getExprLoc()), "the interval starts here",
+       DiagnosticIDs::Note);
+  diag(SM.getFileLoc(Work->getExprLoc()),
+       "work queued here on %0 may still be running",
+       DiagnosticIDs::Note)
+      << utils::workDevice(Work, Flow).name();
 }
 
 } // namespace clang::tidy::torch

@@ -1,5 +1,4 @@
-//===- UnsynchronizedTimingCheck.h - torch-unsynchronized-timing --*- C++
-//-*-===//
+//===- UnsynchronizedTimingCheck.h - torch-unsynchronized-timing -*- C++ -*-===//
 #ifndef TORCH_TIDY_UNSYNCHRONIZEDTIMINGCHECK_H
 #define TORCH_TIDY_UNSYNCHRONIZEDTIMINGCHECK_H
 
@@ -7,16 +6,32 @@
 
 namespace clang::tidy::torch {
 
-/// Flags two host clock reads around GPU work with nothing waiting for the
-/// device before the second: it times the launches, not the work.
+namespace utils {
+class DeviceFlow;
+struct HostEvent;
+} // namespace utils
+
+/// Flags a host clock read (std::chrono::*::now(), clock(), gettimeofday,
+/// clock_gettime, omp_get_wtime, MPI_Wtime) that ends a timed interval
+/// (its value is subtracted from an earlier read's) when device work was
+/// queued in the interval and nothing waited for the device after it: the
+/// interval measures the kernel launches, not the work.
 ///
 /// Documentation: docs/checks/torch-unsynchronized-timing.md
 class UnsynchronizedTimingCheck : public TorchCheck {
 public:
-  UnsynchronizedTimingCheck(StringRef Name, ClangTidyContext *Context)
-      : TorchCheck(Name, Context) {}
+  UnsynchronizedTimingCheck(StringRef Name, ClangTidyContext *Context);
+  void storeOptions(ClangTidyOptions::OptionMap &Opts) override;
   void registerMatchers(ast_matchers::MatchFinder *Finder) override;
   void check(const ast_matchers::MatchFinder::MatchResult &Result) override;
+  void onStartOfTranslationUnit() override;
+  void onEndOfTranslationUnit() override;
+
+private:
+  void report(const utils::HostEvent &End, const utils::HostEvent &Start,
+              const CallExpr *Work, const utils::DeviceFlow &Flow,
+              ASTContext &Ctx);
+  const bool Verbose;
 };
 
 } // namespace clang::tidy::torch

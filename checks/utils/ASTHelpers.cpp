@@ -75,6 +75,25 @@ std::pair<const Expr *, const Expr *> asAssignment(const Stmt *S) {
   return {nullptr, nullptr};
 }
 
+const VarDecl *rootVariable(const Expr *E) {
+  for (int Depth = 0; E && Depth < 16; ++Depth) {
+    E = stripImplicit(E);
+    if (const auto *DRE = dyn_cast<DeclRefExpr>(E))
+      return dyn_cast<VarDecl>(DRE->getDecl());
+    if (const auto *MC = dyn_cast<CXXMemberCallExpr>(E))
+      E = MC->getImplicitObjectArgument();
+    else if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(E))
+      E = Op->getNumArgs() ? Op->getArg(0) : nullptr;
+    else if (const auto *AS = dyn_cast<ArraySubscriptExpr>(E))
+      E = AS->getBase();
+    else if (const auto *ME = dyn_cast<MemberExpr>(E))
+      E = ME->getBase();
+    else
+      return nullptr;
+  }
+  return nullptr;
+}
+
 const FieldDecl *thisField(const Expr *E) {
   const auto *ME = dyn_cast_or_null<MemberExpr>(stripImplicit(E));
   if (!ME || !isa<CXXThisExpr>(stripImplicit(ME->getBase())))

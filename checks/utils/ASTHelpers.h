@@ -60,6 +60,10 @@ bool isStdCall(const CallExpr *Call, llvm::StringRef Name);
 /// (LHS, RHS) if \p S is an assignment (built-in or operator=).
 std::pair<const Expr *, const Expr *> asAssignment(const Stmt *S);
 
+/// The variable an expression is part of: `w`, `w[0]`, `w.narrow(0, 0, 1)`,
+/// `s.w` give `w` (or `s`); null when it is rooted in no variable.
+const VarDecl *rootVariable(const Expr *E);
+
 /// The field a this-based member expression \p E names (`fc`, `this->fc`),
 /// or null.
 const FieldDecl *thisField(const Expr *E);

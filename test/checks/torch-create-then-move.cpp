@@ -1,32 +1,88 @@
 // RUN: %check_torch_tidy %s torch-create-then-move %t -- %torch_flags
 // RUN: %check_torch_tidy --via plugin --no-compile %s torch-create-then-move %t.plugin -- %torch_flags
 
-// TODO: replace these cases with the check's own: positives,
-// near misses that must stay quiet, and fixes that still compile.
-
+// Factory calls that allocate on the CPU and are moved right away, with the
+// fix that passes the device to the factory; and the near misses: host
+// data (torch::tensor, from_blob), loaded tensors, tensors filled before
+// the move, factories already given a device, moves to the CPU.
 #include <torch/torch.h>
+#include <vector>
 
-// A positive, with its fix: the fixed file must still compile.
-void positive(torch::Tensor x) {
-  x = x.cuda();
-  // CHECK-MESSAGES: :[[@LINE-1]]:9: warning: 'Tensor::cuda' is called here; TODO: say what happens at run time and what to write instead [torch-create-then-move]
-  // CHECK-FIXES: x = x.to(torch::kCUDA);
+void noOptions(torch::Device device, int64_t n) {
+  auto a = torch::zeros({n}).to(device);
+  // CHECK-MESSAGES: :[[@LINE-1]]:30: warning: 'torch::zeros' allocates and fills this tensor on the CPU, then 'to' copies it to 'device'; pass torch::device(device) to the factory to create it there [torch-create-then-move]
+  // CHECK-FIXES: auto a = torch::zeros({n}, torch::device(device));
+  auto b = torch::ones({2, 3}).cuda();
+  // CHECK-MESSAGES: :[[@LINE-1]]:32: warning: 'torch::ones' allocates and fills this tensor on the CPU, then 'cuda' copies it to CUDA; pass torch::device(torch::kCUDA) to the factory to create it there
+  // CHECK-FIXES: auto b = torch::ones({2, 3}, torch::device(torch::kCUDA));
+  auto c = torch::arange(n).to(torch::kCUDA);
+  // CHECK-MESSAGES: :[[@LINE-1]]:29: warning: 'torch::arange' allocates
+  // CHECK-FIXES: auto c = torch::arange(n, torch::device(torch::kCUDA));
+  auto d = torch::eye(n).to(torch::Device("cuda:1"));
+  // CHECK-MESSAGES: :[[@LINE-1]]:26: warning: 'torch::eye' allocates and fills this tensor on the CPU, then 'to' copies it to CUDA device 1
+  // CHECK-FIXES: auto d = torch::eye(n, torch::device(torch::Device("cuda:1")));
 }
 
-// In a macro: the warning comes without a fix, and a note says why.
-#define ON_GPU(t) t.cuda()
-void inMacro(torch::Tensor x) {
-  x = ON_GPU(x);
-  // CHECK-MESSAGES: :[[@LINE-1]]:7: warning: 'Tensor::cuda' is called here
-  // CHECK-MESSAGES: :[[@LINE-2]]:7: note: no automatic fix inside a macro expansion
-  // CHECK-FIXES: x = ON_GPU(x);
+void randomValues(torch::Device device) {
+  auto r = torch::randn({4, 4}).to(device);
+  // CHECK-MESSAGES: :[[@LINE-1]]:33: warning: 'torch::randn' allocates
+  // CHECK-MESSAGES: :[[@LINE-2]]:33: note: created on the device, the values come from its random generator, not the CPU's: a seeded run draws different numbers
+  // CHECK-FIXES: auto r = torch::randn({4, 4}, torch::device(device));
 }
 
-// A near miss: a cuda() that is not Tensor's stays quiet.
-struct Buffer {
-  Buffer cuda() const { return *this; }
-};
-void nearMiss(torch::Tensor x, Buffer b) {
-  x = x.to(torch::kCUDA);
-  b = b.cuda();
+void withOptions(torch::Device device, torch::TensorOptions given) {
+  auto opts = torch::TensorOptions().dtype(torch::kFloat32);
+  auto a = torch::zeros({8}, torch::kFloat64).to(device);
+  // CHECK-MESSAGES: :[[@LINE-1]]:47: warning: 'torch::zeros' allocates
+  // CHECK-FIXES: auto a = torch::zeros({8}, torch::TensorOptions(torch::kFloat64).device(device));
+  auto b = torch::empty({8}, torch::dtype(torch::kHalf).requires_grad(false)).cuda();
+  // CHECK-MESSAGES: :[[@LINE-1]]:79: warning: 'torch::empty' allocates
+  // CHECK-FIXES: auto b = torch::empty({8}, torch::dtype(torch::kHalf).requires_grad(false).device(torch::kCUDA));
+  auto c = torch::full({8}, 1.5, opts).to(device);
+  // CHECK-MESSAGES: :[[@LINE-1]]:40: warning: 'torch::full' allocates
+  // CHECK-FIXES: auto c = torch::full({8}, 1.5, opts.device(device));
+  auto d = torch::full({8}, 1.5, given).to(device); // 'given' may hold a device
 }
+
+// Forms without a fix: the conversion also changes the dtype, or moves to
+// another tensor's device and dtype.
+void noFix(torch::Device device, torch::Tensor ref) {
+  auto a = torch::zeros({8}).to(device, torch::kHalf);
+  // CHECK-MESSAGES: :[[@LINE-1]]:30: warning: 'torch::zeros' allocates and fills this tensor on the CPU, then 'to' copies it to 'device'; pass the device to the factory
+  // CHECK-FIXES: auto a = torch::zeros({8}).to(device, torch::kHalf);
+  auto g = ref.to(device);
+  auto b = torch::ones({8}).to(g);
+  // CHECK-MESSAGES: :[[@LINE-1]]:29: warning: 'torch::ones' allocates and fills this tensor on the CPU, then 'to' copies it to 'device'
+  // CHECK-FIXES: auto b = torch::ones({8}).to(g);
+}
+
+#define ON(dev, t) (t).to(dev)
+void inMacro(torch::Device device) {
+  auto a = ON(device, torch::zeros({3}));
+  // CHECK-MESSAGES: :[[@LINE-1]]:12: warning: 'torch::zeros' allocates
+  // CHECK-MESSAGES: :[[@LINE-2]]:12: note: no automatic fix inside a macro expansion
+}
+
+// Near misses.
+void nearMisses(torch::Device device, std::vector<float> &host, float *raw,
+                torch::Tensor x) {
+  auto a = torch::tensor({1.0f, 2.0f}).to(device);        // host data
+  auto b = torch::from_blob(raw, {4}).to(device);          // host memory
+  auto c = torch::zeros({4}).fill_(1).to(device);          // filled first
+  auto d = torch::zeros({4}, torch::device(device)).to(device); // on it
+  auto e = torch::zeros_like(x).to(device);                // x's device
+  auto f = torch::zeros({4}).to(torch::kCPU);              // stays
+  auto g = torch::zeros({4}).to(torch::kFloat64);          // dtype only
+  auto h = torch::zeros({4});
+  h[0] = 1;
+  auto i = h.to(device);                                   // filled first
+  torch::Tensor loaded;
+  torch::load(loaded, "t.pt");
+  auto j = loaded.to(device);                              // from disk
+}
+
+// Template code is not analysed (DeviceFlow skips it).
+template <typename T> torch::Tensor inTemplate(torch::Device device) {
+  return torch::zeros({4}).to(device);
+}
+template torch::Tensor inTemplate<float>(torch::Device);

@@ -1,32 +1,96 @@
 // RUN: %check_torch_tidy %s torch-loop-invariant-transfer %t -- %torch_flags
 // RUN: %check_torch_tidy --via plugin --no-compile %s torch-loop-invariant-transfer %t.plugin -- %torch_flags
 
-// TODO: replace these cases with the check's own: positives,
-// near misses that must stay quiet, and fixes that still compile.
-
+// Transfers in hot loops of tensors that do not change there, and the near
+// misses: fresh batches, values assigned or changed in place in the loop,
+// tensors already on the target device, module->to, loops that are not hot,
+// transfers on some iterations only.
 #include <torch/torch.h>
+#include <vector>
 
-// A positive, with its fix: the fixed file must still compile.
-void positive(torch::Tensor x) {
-  x = x.cuda();
-  // CHECK-MESSAGES: :[[@LINE-1]]:9: warning: 'Tensor::cuda' is called here; TODO: say what happens at run time and what to write instead [torch-loop-invariant-transfer]
-  // CHECK-FIXES: x = x.to(torch::kCUDA);
-}
-
-// In a macro: the warning comes without a fix, and a note says why.
-#define ON_GPU(t) t.cuda()
-void inMacro(torch::Tensor x) {
-  x = ON_GPU(x);
-  // CHECK-MESSAGES: :[[@LINE-1]]:7: warning: 'Tensor::cuda' is called here
-  // CHECK-MESSAGES: :[[@LINE-2]]:7: note: no automatic fix inside a macro expansion
-  // CHECK-FIXES: x = ON_GPU(x);
-}
-
-// A near miss: a cuda() that is not Tensor's stays quiet.
-struct Buffer {
-  Buffer cuda() const { return *this; }
+struct NetImpl : torch::nn::Module {
+  NetImpl() : fc(register_module("fc", torch::nn::Linear(4, 1))) {}
+  torch::Tensor forward(torch::Tensor x) { return fc(x); }
+  torch::nn::Linear fc;
 };
-void nearMiss(torch::Tensor x, Buffer b) {
-  x = x.to(torch::kCUDA);
-  b = b.cuda();
+TORCH_MODULE(Net);
+
+void positives(Net net, torch::optim::SGD &opt, torch::Device device,
+               torch::Tensor x, const torch::Tensor &weights) {
+  auto target = torch::ones({8, 1});
+  auto mask = torch::rand({8, 4});
+  for (int step = 0; step < 100; ++step) {
+    opt.zero_grad();
+    auto out = net->forward(x.to(device) * mask.cuda());
+    // CHECK-MESSAGES: :[[@LINE-1]]:31: warning: 'x' does not change in this loop, yet 'to' copies it to 'device' on every iteration; do the transfer once before the loop ('auto x_dev = x.to(device);') and use the copy inside [torch-loop-invariant-transfer]
+    // CHECK-MESSAGES: :[[@LINE-4]]:3: note: this training loop repeats the transfer on every iteration
+    // CHECK-MESSAGES: :[[@LINE-3]]:49: warning: 'mask' does not change in this loop, yet 'cuda' copies it to CUDA on every iteration
+    auto loss = torch::mse_loss(out, target.to(device), /*reduction=*/1);
+    // CHECK-MESSAGES: :[[@LINE-1]]:45: warning: 'target' does not change in this loop
+    auto w = weights.to(device);
+    // CHECK-MESSAGES: :[[@LINE-1]]:22: warning: 'weights' does not change in this loop
+    (loss * w.sum()).backward();
+    opt.step();
+  }
+}
+
+// An inference loop over a data loader, and a loop nested in a hot loop.
+template <typename Loader>
+void notAnalysedInTemplates(Net net, Loader &loader, torch::Device device,
+                            torch::Tensor bias) {
+  for (auto &batch : loader)
+    net->forward(batch.data.to(device) + bias.to(device));
+}
+
+void nested(Net net, torch::Device device, torch::Tensor x,
+            torch::Tensor scale) {
+  for (int epoch = 0; epoch < 3; ++epoch) {
+    for (int i = 0; i < 10; ++i) {
+      auto y = net->forward(x.to(device));
+      // CHECK-MESSAGES: :[[@LINE-1]]:31: warning: 'x' does not change in this loop
+      // CHECK-MESSAGES: :[[@LINE-3]]:5: note: this inference loop repeats the transfer on every iteration
+      for (int k = 0; k < 2; ++k)
+        y = y * scale.to(device);
+      // CHECK-MESSAGES: :[[@LINE-1]]:23: warning: 'scale' does not change in this loop
+    }
+  }
+}
+
+void nearMisses(Net net, torch::optim::SGD &opt, torch::Device device,
+                std::vector<torch::Tensor> &inputs, torch::Tensor x,
+                torch::Tensor y, torch::Tensor z, torch::Tensor u,
+                torch::Tensor v) {
+  auto onDevice = torch::zeros({4}, torch::device(device));
+  auto half = torch::zeros({4});
+  torch::Tensor cache;
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    auto in = inputs[i].to(device);        // a fresh input each step
+    auto batch = torch::randn({2, 4});
+    auto b = batch.to(device);             // declared in the loop
+    x = x * 0.5;
+    auto xs = x.to(device);                // x changes in the loop
+    y.mul_(0.9);
+    auto ys = y.to(device);                // changed in place
+    z[0].fill_(1);
+    auto zs = z.to(device);                // changed through a view
+    auto same = onDevice.to(device);       // already there
+    auto h = half.to(torch::kHalf);        // a dtype change, no transfer
+    if (i == 0)
+      cache = u.to(device);                // on the first step only
+    if (i % 10 == 0)
+      net->forward(v.to(device));          // under a logging interval
+    net->to(device);                       // a module moves in place
+    net->forward(in + b + xs + ys + zs + same + h + cache).sum().backward();
+    opt.step();
+  }
+  // Not a hot loop: no step, forward or backward.
+  for (int i = 0; i < 3; ++i)
+    inputs.push_back(x.to(device));
+}
+
+void movedAway(Net net, torch::Device device, torch::Tensor x) {
+  for (int i = 0; i < 3; ++i) {
+    net->forward(x.to(device));            // x is moved from below
+    auto gone = std::move(x);
+  }
 }
