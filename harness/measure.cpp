@@ -1,11 +1,14 @@
 #include "measure.h"
 
+#include <ATen/record_function.h>
 #include <torch/version.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cctype>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <fstream>
 #include <sstream>
 #include <stdexcept>
@@ -129,11 +132,84 @@ std::string fmt(double v, int precision) {
   return os.str();
 }
 
+std::string fmt_bytes(double bytes) {
+  const char* units[] = {"B", "KiB", "MiB", "GiB"};
+  int u = 0;
+  while (std::fabs(bytes) >= 1024 && u < 3) {
+    bytes /= 1024;
+    ++u;
+  }
+  return fmt(bytes) + " " + units[u];
+}
+
 double median(std::vector<double> v) {
   if (v.empty()) return 0;
   std::sort(v.begin(), v.end());
   size_t m = v.size() / 2;
   return v.size() % 2 ? v[m] : (v[m - 1] + v[m]) / 2;
+}
+
+namespace {
+struct CopyTallies {
+  struct Tally {
+    std::atomic<int64_t> copies{0}, bytes{0};
+    CopyTally get() const { return {copies.load(), bytes.load()}; }
+  };
+  Tally h2d, d2h, h2h;
+};
+std::atomic<CopyTallies*> active_copy_tallies{nullptr};
+
+std::unique_ptr<at::ObserverContext> on_op(const at::RecordFunction& fn) {
+  CopyTallies* tallies = active_copy_tallies.load();
+  if (!tallies || std::strcmp(fn.name(), "aten::copy_") != 0) return nullptr;
+  const auto inputs = fn.inputs();  // copy_(self, src, non_blocking)
+  if (inputs.size() < 2 || !inputs[0].isTensor() || !inputs[1].isTensor())
+    return nullptr;
+  const at::Tensor& dst = inputs[0].toTensor();
+  const at::Tensor& src = inputs[1].toTensor();
+  const bool from_host = src.device().is_cpu(), to_host = dst.device().is_cpu();
+  CopyTallies::Tally* t = from_host && to_host ? &tallies->h2h
+                          : from_host           ? &tallies->h2d
+                          : to_host             ? &tallies->d2h
+                                                : nullptr;
+  if (t) {
+    ++t->copies;
+    t->bytes += static_cast<int64_t>(src.numel() * src.element_size());
+  }
+  return nullptr;
+}
+}  // namespace
+
+struct CopyCounter::Impl {
+  CopyTallies tallies;
+  at::CallbackHandle handle = 0;
+};
+
+CopyCounter::CopyCounter() : impl_(new Impl) {
+  CopyTallies* none = nullptr;
+  if (!active_copy_tallies.compare_exchange_strong(none, &impl_->tallies)) {
+    delete impl_;
+    throw std::logic_error("CopyCounter: one at a time");
+  }
+  impl_->handle = at::addThreadLocalCallback(
+      at::RecordFunctionCallback(&on_op).needsInputs(true).scopes(
+          {at::RecordScope::FUNCTION}));
+}
+
+CopyCounter::~CopyCounter() {
+  at::removeCallback(impl_->handle);
+  active_copy_tallies.store(nullptr);
+  delete impl_;
+}
+
+CopyTally CopyCounter::host_to_device() const {
+  return impl_->tallies.h2d.get();
+}
+CopyTally CopyCounter::device_to_host() const {
+  return impl_->tallies.d2h.get();
+}
+CopyTally CopyCounter::host_to_host() const {
+  return impl_->tallies.h2h.get();
 }
 
 #ifdef HARNESS_HAS_CUDA
@@ -211,6 +287,24 @@ double cuda_time_ms(const std::function<void()>& fn) {
   cudaEventDestroy(stop);
   if (o.threw) throw std::runtime_error("CUDA event timing: " + o.message);
   return ms;
+}
+
+void queue_gpu_work(const torch::Device& d, double ms) {
+  // The tensors are made per call (the caching allocator keeps the memory):
+  // CUDA tensors in statics would be freed after the driver shut down.
+  const auto opts = torch::TensorOptions().device(d);
+  auto x = torch::randn({4096, 4096}, opts);
+  auto w = torch::randn({4096, 4096}, opts) / 64.0;  // keeps the chain's scale
+  static double ms_per_matmul = 0;
+  if (ms_per_matmul <= 0) {
+    x.mm(w);  // warm-up: cuBLAS handle and workspace
+    ms_per_matmul = cuda_time_ms([&] {
+                      for (int i = 0; i < 4; ++i) x.mm(w);
+                    }) / 4;
+  }
+  // At most 512 launches: a full launch queue would block the host.
+  const double n = std::ceil(ms / std::max(ms_per_matmul, 1e-3));
+  for (int i = 0; i < static_cast<int>(std::min(n, 512.0)); ++i) x = x.mm(w);
 }
 #endif
 

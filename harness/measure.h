@@ -42,7 +42,32 @@ std::string cpu_name();
 std::string device_name(const torch::Device& d);
 
 std::string fmt(double v, int precision = 3);
+std::string fmt_bytes(double bytes);  // "16 MiB", "512 B"
 double median(std::vector<double> v);
+
+// --- copies ---------------------------------------------------------------
+struct CopyTally {
+  int64_t copies = 0;
+  int64_t bytes = 0;  // bytes of the copies' sources
+};
+// While alive: counts the aten::copy_ calls (the op behind to(), cuda(),
+// cpu() and copy_() whenever data moves) made on this thread, by
+// direction, through a thread-local RecordFunction callback. One counter
+// at a time.
+class CopyCounter {
+ public:
+  CopyCounter();
+  ~CopyCounter();
+  CopyCounter(const CopyCounter&) = delete;
+  CopyCounter& operator=(const CopyCounter&) = delete;
+  CopyTally host_to_device() const;
+  CopyTally device_to_host() const;
+  CopyTally host_to_host() const;  // e.g. a dtype conversion on the CPU
+
+ private:
+  struct Impl;
+  Impl* impl_;
+};
 
 #ifdef HARNESS_HAS_CUDA
 // Allocator statistic: bytes currently allocated on the device
@@ -67,6 +92,11 @@ class SyncCounter {
 // GPU-timeline milliseconds that fn() takes on the current stream,
 // measured with a pair of CUDA events (includes idle gaps caused by the host).
 double cuda_time_ms(const std::function<void()>& fn);
+
+// Queues about `ms` milliseconds of work on the current stream (a chain of
+// 4096x4096 float matmuls; their number comes from timing a few, once per
+// process) and returns without waiting: the device is busy afterwards.
+void queue_gpu_work(const torch::Device& d, double ms);
 #endif
 
 }  // namespace harness

@@ -71,6 +71,22 @@ int run_self_test() {
            "cuda requested without CUDA -> SKIPPED");
   }
 
+  // CopyCounter (the transfer scenarios' byte count): a conversion that
+  // copies is counted with its bytes, to() onto the tensor's own device
+  // and dtype is not (it returns the tensor itself).
+  {
+    auto t = torch::ones({1000});
+    CopyCounter copies;
+    auto same = t.to(torch::kCPU);
+    auto wide = t.to(torch::kFloat64);
+    expect(copies.host_to_host().copies == 1 &&
+               copies.host_to_host().bytes == 4000 &&
+               copies.host_to_device().copies == 0 && same.is_same(t),
+           "CopyCounter: counts the float64 copy (4000 B), not to(kCPU)");
+  }
+  expect(fmt_bytes(16 << 20) == "16 MiB" && fmt_bytes(512) == "512 B",
+         "fmt_bytes");
+
   // Diagnostics parsers: export-fixes YAML.
   const std::string yaml_text =
       "---\nMainSourceFile: '/a b/x.cpp'\nDiagnostics:\n"
