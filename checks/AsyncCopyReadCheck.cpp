@@ -116,8 +116,9 @@ void AsyncCopyReadCheck::check(const MatchFinder::MatchResult &Result) {
       InFlight[H] = E.Call;
       continue;
     }
-    if (E.Assigned && !E.Call)
-      InFlight.erase(dyn_cast<VarDecl>(E.Assigned));
+    if (const auto *V = dyn_cast_or_null<VarDecl>(E.Assigned);
+        V && !E.Call && InFlight.lookup(V) != E.AssignedValue)
+      InFlight.erase(V); // a new value, unless it is the download itself
     if (InFlight.empty() || !E.Call)
       continue;
     if (const VarDecl *H = hostRead(E); H && InFlight.count(H)) {

@@ -73,8 +73,10 @@ struct Collector {
 
     HostEvent E;
     auto [LHS, RHS] = asAssignment(S);
-    if (LHS)
+    if (LHS) {
       E.Assigned = rootVariable(LHS);
+      E.AssignedValue = stripCopiesAndMoves(RHS);
+    }
     const auto *Op = dyn_cast<CXXOperatorCallExpr>(S);
     if (const auto *Call = dyn_cast<CallExpr>(S);
         Call && !(Op && Op->getOperator() == OO_Equal)) {

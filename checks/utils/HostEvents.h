@@ -39,8 +39,10 @@ struct HostEvent {
   const Stmt *Statement = nullptr;
   /// The variable the call's result initialises or is assigned to.
   const ValueDecl *StoredIn = nullptr;
-  /// A variable assigned here (`h = ...`), call or not.
+  /// A variable assigned here (`h = ...`), call or not, and the value
+  /// assigned (without implicit nodes).
   const ValueDecl *Assigned = nullptr;
+  const Expr *AssignedValue = nullptr;
   /// For `A - B`: keys of both sides, each a call (a CallExpr) or the
   /// variable an operand is rooted in (a ValueDecl).
   std::optional<std::pair<const void *, const void *>> Subtraction;

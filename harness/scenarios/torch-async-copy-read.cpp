@@ -17,10 +17,10 @@ namespace harness {
 namespace {
 
 constexpr const char *kCheck = "torch-async-copy-read";
-constexpr int64_t kN = int64_t{1} << 22; // 16 MiB of float
-constexpr int kTrials = 5;
 
 #ifdef HARNESS_HAS_CUDA
+constexpr int64_t kN = int64_t{1} << 22; // 16 MiB of float
+constexpr int kTrials = 5;
 int64_t wrong(const torch::Tensor &host, const torch::Tensor &expected) {
   const float *p = host.data_ptr<float>(); // the read under test
   const float *e = expected.data_ptr<float>();

@@ -19,9 +19,9 @@ namespace harness {
 namespace {
 
 constexpr const char *kCheck = "torch-create-then-move";
-constexpr int64_t kN = int64_t{1} << 22; // 16 MiB of float per tensor
 
 #ifdef HARNESS_HAS_CUDA
+constexpr int64_t kN = int64_t{1} << 22; // 16 MiB of float per tensor
 // Two tensors per call: zeros and randn.
 void create_bad(const torch::Device &device) {
   auto z = torch::zeros({kN}).to(device);

@@ -19,9 +19,9 @@ namespace harness {
 namespace {
 
 constexpr const char *kCheck = "torch-unsynchronized-timing";
-constexpr double kWorkMs = 20;
 
 #ifdef HARNESS_HAS_CUDA
+constexpr double kWorkMs = 20;
 double since_ms(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double, std::milli>(
              std::chrono::steady_clock::now() - t0)

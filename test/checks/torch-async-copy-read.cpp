@@ -1,32 +1,75 @@
 // RUN: %check_torch_tidy %s torch-async-copy-read %t -- %torch_flags
 // RUN: %check_torch_tidy --via plugin --no-compile %s torch-async-copy-read %t.plugin -- %torch_flags
 
-// TODO: replace these cases with the check's own: positives,
-// near misses that must stay quiet, and fixes that still compile.
-
+// Host reads of a tensor filled by a non-blocking copy from the device, and
+// the near misses: reads after a synchronize or an event wait, uploads,
+// blocking copies, metadata, a new value assigned before the read.
 #include <torch/torch.h>
+#include <iostream>
+#include <vector>
 
-// A positive, with its fix: the fixed file must still compile.
-void positive(torch::Tensor x) {
-  x = x.cuda();
-  // CHECK-MESSAGES: :[[@LINE-1]]:9: warning: 'Tensor::cuda' is called here; TODO: say what happens at run time and what to write instead [torch-async-copy-read]
-  // CHECK-FIXES: x = x.to(torch::kCUDA);
+float toHost(torch::Tensor x, torch::Device device) {
+  auto g = x.to(device) * 2;
+  auto h = g.to(torch::kCPU, /*non_blocking=*/true);
+  float first = h.data_ptr<float>()[0];
+  // CHECK-MESSAGES: :[[@LINE-1]]:19: warning: 'h' is read on the host while the non-blocking copy that fills it may still be running, so the host can see memory the copy has not written yet; wait for the device first ('torch::cuda::synchronize()', or an event recorded after the copy) or make the copy blocking [torch-async-copy-read]
+  // CHECK-MESSAGES: :[[@LINE-3]]:14: note: 'h' is filled here by a non-blocking copy from the device
+  return first;
 }
 
-// In a macro: the warning comes without a fix, and a note says why.
-#define ON_GPU(t) t.cuda()
-void inMacro(torch::Tensor x) {
-  x = ON_GPU(x);
-  // CHECK-MESSAGES: :[[@LINE-1]]:7: warning: 'Tensor::cuda' is called here
-  // CHECK-MESSAGES: :[[@LINE-2]]:7: note: no automatic fix inside a macro expansion
-  // CHECK-FIXES: x = ON_GPU(x);
+void intoPinned(torch::Tensor g) {
+  auto d = g.cuda();
+  auto pinned = torch::empty({4}, torch::TensorOptions().pinned_memory(true));
+  pinned.copy_(d, /*non_blocking=*/true);
+  std::cout << pinned << std::endl;
+  // CHECK-MESSAGES: :[[@LINE-1]]:13: warning: 'pinned' is read on the host while the non-blocking copy
+  auto sum = pinned.sum();
+  auto acc = pinned.accessor<float, 1>(); // reported once, at the first read
+  (void)sum;
+  (void)acc;
 }
 
-// A near miss: a cuda() that is not Tensor's stays quiet.
-struct Buffer {
-  Buffer cuda() const { return *this; }
-};
-void nearMiss(torch::Tensor x, Buffer b) {
-  x = x.to(torch::kCUDA);
-  b = b.cuda();
+float viaItem(torch::Tensor x) {
+  auto g = x.cuda();
+  torch::Tensor h;
+  h = g.sum().to(torch::kCPU, torch::kFloat, /*non_blocking=*/true);
+  auto total = h.item<float>();
+  // CHECK-MESSAGES: :[[@LINE-1]]:18: warning: 'h' is read on the host while
+  return total;
+}
+
+// Near misses.
+float synchronized(torch::Tensor x) {
+  auto g = x.cuda();
+  auto h = g.to(torch::kCPU, /*non_blocking=*/true);
+  auto n = h.numel() + h.size(0);          // metadata only
+  torch::cuda::synchronize();
+  return h.data_ptr<float>()[0] + n;
+}
+
+void waitsForHelper(torch::Tensor g);
+float helperWaits(torch::Tensor x) {
+  auto g = x.cuda();
+  auto h = g.to(torch::kCPU, true);
+  waitsForHelper(g);                       // may wait
+  return h.item<float>();
+}
+
+float blockingOrUpload(torch::Tensor x, torch::Device device,
+                       std::vector<float> &out) {
+  auto g = x.cuda();
+  auto h = g.to(torch::kCPU);              // blocking
+  auto up = x.to(device, /*non_blocking=*/true); // an upload
+  auto back = g.to(torch::kCPU, /*non_blocking=*/false);
+  auto fresh = g.to(torch::kCPU, true);
+  fresh = torch::zeros({4});               // a new value before the read
+  auto onDevice = g.to(torch::kCPU, true).cuda(); // never read on the host
+  out.push_back(h.item<float>() + back.item<float>() + fresh.item<float>());
+  return up.sum().item<float>() + onDevice.sum().item<float>();
+}
+
+float cpuSource(torch::Tensor x) {
+  auto c = torch::ones({4});
+  auto h = c.to(torch::kCPU, true);        // the CPU to the CPU: no copy
+  return h.item<float>();
 }

@@ -1,32 +1,127 @@
 // RUN: %check_torch_tidy %s torch-unsynchronized-timing %t -- %torch_flags
 // RUN: %check_torch_tidy --via plugin --no-compile %s torch-unsynchronized-timing %t.plugin -- %torch_flags
 
-// TODO: replace these cases with the check's own: positives,
-// near misses that must stay quiet, and fixes that still compile.
-
+// Host clocks around GPU work with nothing waiting for the device before the
+// second read, with the fix that synchronizes first; and the near misses:
+// timing with a synchronize, item() or a blocking copy before the clock,
+// CPU work, intervals with no work, clock reads never subtracted.
 #include <torch/torch.h>
+#include <chrono>
+#include <ctime>
+#include <iostream>
+#include <sys/time.h>
 
-// A positive, with its fix: the fixed file must still compile.
-void positive(torch::Tensor x) {
-  x = x.cuda();
-  // CHECK-MESSAGES: :[[@LINE-1]]:9: warning: 'Tensor::cuda' is called here; TODO: say what happens at run time and what to write instead [torch-unsynchronized-timing]
-  // CHECK-FIXES: x = x.to(torch::kCUDA);
-}
+using Clock = std::chrono::steady_clock;
 
-// In a macro: the warning comes without a fix, and a note says why.
-#define ON_GPU(t) t.cuda()
-void inMacro(torch::Tensor x) {
-  x = ON_GPU(x);
-  // CHECK-MESSAGES: :[[@LINE-1]]:7: warning: 'Tensor::cuda' is called here
-  // CHECK-MESSAGES: :[[@LINE-2]]:7: note: no automatic fix inside a macro expansion
-  // CHECK-FIXES: x = ON_GPU(x);
-}
-
-// A near miss: a cuda() that is not Tensor's stays quiet.
-struct Buffer {
-  Buffer cuda() const { return *this; }
+struct NetImpl : torch::nn::Module {
+  NetImpl() : fc(register_module("fc", torch::nn::Linear(64, 64))) {}
+  torch::Tensor forward(torch::Tensor x) { return fc(x); }
+  torch::nn::Linear fc;
 };
-void nearMiss(torch::Tensor x, Buffer b) {
-  x = x.to(torch::kCUDA);
-  b = b.cuda();
+TORCH_MODULE(Net);
+
+double chronoTiming(Net net, torch::Device device) {
+  net->to(device);
+  auto x = torch::randn({64, 64}, torch::device(device));
+  auto start = Clock::now();
+  auto y = net->forward(x);
+  auto end = Clock::now();
+  // CHECK-MESSAGES: :[[@LINE-1]]:14: warning: the device may still be running the timed work when this clock is read: the interval measures kernel launches, not the work; call 'torch::cuda::synchronize()' before reading the clock [torch-unsynchronized-timing]
+  // CHECK-MESSAGES: :[[@LINE-4]]:16: note: the interval starts here
+  // CHECK-MESSAGES: :[[@LINE-4]]:17: note: work queued here on 'device' may still be running
+  // CHECK-FIXES: {{^}}  torch::cuda::synchronize();{{$}}
+  // CHECK-FIXES-NEXT: {{^}}  auto end = Clock::now();{{$}}
+  return std::chrono::duration<double>(end - start).count();
+}
+
+double loopTiming(torch::Tensor a) {
+  auto g = a.cuda();
+  auto t0 = std::chrono::high_resolution_clock::now();
+  for (int i = 0; i < 100; ++i)
+    g = torch::matmul(g, g);
+  double ms = std::chrono::duration<double, std::milli>(
+                  std::chrono::high_resolution_clock::now() - t0)
+                  .count();
+  // CHECK-MESSAGES: :[[@LINE-2]]:19: warning: the device may still be running the timed work
+  // CHECK-FIXES: {{^}}  torch::cuda::synchronize();{{$}}
+  // CHECK-FIXES-NEXT: {{^}}  double ms = std::chrono::duration<double, std::milli>({{$}}
+  return ms;
+}
+
+double cClock(torch::Tensor a, torch::Device device) {
+  auto g = a.to(device);
+  clock_t begin = clock();
+  auto h = (g * 2).relu_();
+  clock_t finish = clock();
+  // CHECK-MESSAGES: :[[@LINE-1]]:20: warning: the device may still be running the timed work
+  // CHECK-FIXES: {{^}}  torch::cuda::synchronize();{{$}}
+  // CHECK-FIXES-NEXT: {{^}}  clock_t finish = clock();{{$}}
+  return double(finish - begin) / CLOCKS_PER_SEC;
+}
+
+long timeOfDay(torch::Tensor a) {
+  auto g = a.cuda();
+  timeval t1, t2;
+  gettimeofday(&t1, nullptr);
+  g.add_(1);
+  gettimeofday(&t2, nullptr);
+  // CHECK-MESSAGES: :[[@LINE-1]]:3: warning: the device may still be running the timed work
+  // CHECK-FIXES: {{^}}  torch::cuda::synchronize();{{$}}
+  // CHECK-FIXES-NEXT: {{^}}  gettimeofday(&t2, nullptr);{{$}}
+  return (t2.tv_sec - t1.tv_sec) * 1000000 + (t2.tv_usec - t1.tv_usec);
+}
+
+// Near misses.
+double synchronized(Net net, torch::Device device, torch::Tensor a) {
+  net->to(device);
+  auto x = a.to(device);
+  auto start = Clock::now();
+  auto y = net->forward(x);
+  torch::cuda::synchronize();
+  auto end = Clock::now();
+  auto t0 = Clock::now();
+  auto z = net->forward(y);
+  float v = z.sum().item<float>();        // waits for z
+  auto t1 = Clock::now();
+  auto t2 = Clock::now();
+  auto w = net->forward(z).to(torch::kCPU); // a blocking download
+  auto t3 = Clock::now();
+  std::cout << v << w.sizes() << std::endl;
+  return std::chrono::duration<double>((end - start) + (t1 - t0) + (t3 - t2))
+      .count();
+}
+
+double cpuWork(Net net, torch::Tensor a) {
+  auto x = torch::randn({64, 64});
+  auto start = Clock::now();
+  auto y = net->forward(x) + a;            // devices unknown or the CPU
+  auto end = Clock::now();
+  return std::chrono::duration<double>(end - start).count();
+}
+
+void helperSynchronizes(torch::Tensor g);
+double helper(torch::Tensor a) {
+  auto g = a.cuda();
+  auto start = Clock::now();
+  g.mul_(2);
+  helperSynchronizes(g);                  // may wait: not known
+  auto end = Clock::now();
+  return std::chrono::duration<double>(end - start).count();
+}
+
+void notSubtracted(torch::Tensor a) {
+  auto g = a.cuda();
+  auto started = Clock::now();
+  g.mul_(2);
+  auto logged = std::chrono::system_clock::now(); // a timestamp
+  std::cout << logged.time_since_epoch().count()
+            << started.time_since_epoch().count() << std::endl;
+}
+
+double noWorkInInterval(torch::Tensor a) {
+  auto g = a.cuda() * 2;
+  auto start = Clock::now();
+  int n = 3;
+  auto end = Clock::now();
+  return std::chrono::duration<double>(end - start).count() + n + g.dim();
 }
