@@ -40,64 +40,94 @@ void AsyncCopyReadCheck::registerMatchers(MatchFinder *Finder) {
   auto Copy = cxxMemberCallExpr(
       callee(cxxMethodDecl(hasAnyName("to", "copy_"), utils::tensorMethod())),
       hasAnyArgument(unless(cxxDefaultArgExpr())));
-  Finder->addMatcher(
-      functionDecl(isDefinition(), unless(isExpansionInSystemHeader()),
-                   unless(utils::lambdaInFunction()),
-                   hasBody(hasDescendant(Copy)))
-          .bind("fn"),
-      this);
+  Finder->addMatcher(functionDecl(isDefinition(),
+                                  unless(isExpansionInSystemHeader()),
+                                  unless(utils::lambdaInFunction()),
+                                  hasBody(hasDescendant(Copy)))
+                         .bind("fn"),
+                     this);
+}
+
+/// True for `g.to(torch::kCPU, ..., /*non_blocking=*/true)` of a tensor not
+/// known to be on the CPU.
+static bool isAsyncToCPU(const Expr *E, const DeviceFlow &Flow,
+                         ASTContext &Ctx) {
+  const auto *MC = dyn_cast_or_null<CXXMemberCallExpr>(E);
+  const CXXMethodDecl *MD = MC ? MC->getMethodDecl() : nullptr;
+  return MD && MD->getIdentifier() && MD->getName() == "to" &&
+         utils::isTensorRecord(MD->getParent()) &&
+         utils::isNonBlocking(MC, Ctx) && Flow.conversionTarget(MC).isCPU() &&
+         !Flow.isOnCPU(MC->getImplicitObjectArgument());
 }
 
 /// If \p E is a non-blocking copy from the device into host memory, the
 /// host tensor it fills (as a variable); else null.
 static const VarDecl *asyncDownload(const HostEvent &E, const DeviceFlow &Flow,
                                     ASTContext &Ctx) {
+  if (isAsyncToCPU(E.Call, Flow, Ctx))
+    return dyn_cast_or_null<VarDecl>(E.StoredIn);
   const auto *MC = dyn_cast_or_null<CXXMemberCallExpr>(E.Call);
   const CXXMethodDecl *MD = MC ? MC->getMethodDecl() : nullptr;
-  if (!MD || !MD->getIdentifier() || !utils::isTensorRecord(MD->getParent()) ||
+  if (!MD || !MD->getIdentifier() || MD->getName() != "copy_" ||
+      !utils::isTensorRecord(MD->getParent()) || MC->getNumArgs() == 0 ||
       !utils::isNonBlocking(MC, Ctx))
     return nullptr;
   const Expr *Receiver = MC->getImplicitObjectArgument();
-  if (MD->getName() == "to") {
-    if (!Flow.conversionTarget(MC).isCPU() || Flow.isOnCPU(Receiver))
-      return nullptr;
-    return dyn_cast_or_null<VarDecl>(E.StoredIn);
-  }
-  if (MD->getName() == "copy_" && MC->getNumArgs() > 0 &&
-      Flow.isOnCPU(Receiver) && !Flow.isOnCPU(MC->getArg(0)))
+  if (Flow.isOnCPU(Receiver) && !Flow.isOnCPU(MC->getArg(0)))
     return utils::rootVariable(Receiver);
   return nullptr;
 }
 
-/// If \p E reads host tensor memory, the variable it reads: a tensor method
-/// that launches a kernel or reads data (item, data_ptr, accessor, sum, ...)
-/// on it or on a view of it, printing it, or a LibTorch function given it.
-/// Copies back to the device are ordered after the download on the stream
-/// and read nothing on the host.
-static const VarDecl *hostRead(const HostEvent &E) {
+/// The tensors \p E reads on the host: the receiver and tensor arguments of
+/// a tensor method that launches a kernel or reads data (item, data_ptr,
+/// accessor, sum, add_, ...), of printing, or of a LibTorch function.
+/// Copies (to, cuda, copy_) are left out: toward the device the stream
+/// orders them after the download, and they read nothing on the host.
+static llvm::SmallVector<const Expr *, 4> hostReads(const HostEvent &E) {
+  llvm::SmallVector<const Expr *, 4> Reads;
   const CallExpr *Call = E.Call;
   if (!Call)
-    return nullptr;
+    return Reads;
+  const FunctionDecl *FD = Call->getDirectCallee();
   if (const auto *MC = dyn_cast<CXXMemberCallExpr>(Call)) {
     const CXXMethodDecl *MD = MC->getMethodDecl();
     if (!MD || !MD->getIdentifier() || !utils::isTensorRecord(MD->getParent()))
-      return nullptr;
+      return Reads;
     StringRef Name = MD->getName();
     if (utils::launchesNoKernel(Name) ||
         llvm::is_contained({"to", "cuda", "copy_", "record_stream"}, Name))
-      return nullptr;
-    return utils::rootVariable(MC->getImplicitObjectArgument());
+      return Reads;
+    Reads.push_back(MC->getImplicitObjectArgument());
+  } else {
+    bool Printing = FD && FD->getOverloadedOperator() == OO_LessLess;
+    if (!FD || !(Printing || (utils::isLibTorchDecl(FD) &&
+                              !isa<CXXOperatorCallExpr>(Call))))
+      return Reads;
   }
-  const FunctionDecl *FD = Call->getDirectCallee();
-  bool Printing = FD && FD->getOverloadedOperator() == OO_LessLess;
-  if (!FD || !(Printing || (utils::isLibTorchDecl(FD) &&
-                            !isa<CXXOperatorCallExpr>(Call))))
-    return nullptr;
   for (const Expr *A : Call->arguments())
     if (utils::isTensorType(A->getType()))
-      if (const VarDecl *V = utils::rootVariable(A))
-        return V;
-  return nullptr;
+      Reads.push_back(A);
+  return Reads;
+}
+
+void AsyncCopyReadCheck::report(const CallExpr *Read, const VarDecl *Host,
+                                const Expr *Copy, const SourceManager &SM) {
+  SourceLocation Loc = SM.getFileLoc(Read->getExprLoc());
+  if (!reportOnce(Loc))
+    return;
+  std::string Name =
+      Host ? "'" + Host->getName().str() + "'" : "the copy's result";
+  diag(Loc, "%0 is read on the host while the non-blocking copy that "
+            "fills it may still be running, so the host can see memory "
+            "the copy has not written yet; wait for the device first "
+            "('torch::cuda::synchronize()', or an event recorded after "
+            "the copy) or make the copy blocking")
+      << Name;
+  diag(SM.getFileLoc(Copy->getExprLoc()),
+       Host ? "%0 is filled here by a non-blocking copy from the device"
+            : "the non-blocking copy from the device is made here",
+       DiagnosticIDs::Note)
+      << Name;
 }
 
 void AsyncCopyReadCheck::check(const MatchFinder::MatchResult &Result) {
@@ -119,26 +149,25 @@ void AsyncCopyReadCheck::check(const MatchFinder::MatchResult &Result) {
     if (const auto *V = dyn_cast_or_null<VarDecl>(E.Assigned);
         V && !E.Call && InFlight.lookup(V) != E.AssignedValue)
       InFlight.erase(V); // a new value, unless it is the download itself
-    if (InFlight.empty() || !E.Call)
+    if (!E.Call)
       continue;
-    if (const VarDecl *H = hostRead(E); H && InFlight.count(H)) {
-      const CallExpr *Copy = InFlight.lookup(H);
-      InFlight.erase(H);
-      SourceLocation Loc = SM.getFileLoc(E.Call->getExprLoc());
-      if (!reportOnce(Loc))
-        continue;
-      diag(Loc, "'%0' is read on the host while the non-blocking copy that "
-                "fills it may still be running, so the host can see memory "
-                "the copy has not written yet; wait for the device first "
-                "('torch::cuda::synchronize()', or an event recorded after "
-                "the copy) or make the copy blocking")
-          << H->getName();
-      diag(SM.getFileLoc(Copy->getExprLoc()),
-           "'%0' is filled here by a non-blocking copy from the device",
-           DiagnosticIDs::Note)
-          << H->getName();
-      continue;
+    bool Reported = false;
+    for (const Expr *Read : hostReads(E)) {
+      const Expr *Copy = utils::stripImplicit(Read);
+      const VarDecl *H = nullptr;
+      if (!isAsyncToCPU(Copy, *Flow, Ctx)) {
+        H = utils::rootVariable(Read);
+        Copy = H ? InFlight.lookup(H) : nullptr;
+        if (!Copy)
+          continue;
+        InFlight.erase(H);
+      }
+      report(E.Call, H, Copy, SM);
+      Reported = true;
+      break;
     }
+    if (Reported)
+      continue;
     if (utils::classifyHostCall(E.Call, *Flow, Ctx) ==
         utils::HostCallKind::MayWait)
       InFlight.clear();

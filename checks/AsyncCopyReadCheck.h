@@ -3,6 +3,8 @@
 #define TORCH_TIDY_ASYNCCOPYREADCHECK_H
 
 #include "TorchCheck.h"
+#include "clang/AST/Decl.h"
+#include "clang/AST/Expr.h"
 
 namespace clang::tidy::torch {
 
@@ -24,6 +26,8 @@ public:
   void onEndOfTranslationUnit() override;
 
 private:
+  void report(const CallExpr *Read, const VarDecl *Host, const Expr *Copy,
+              const SourceManager &SM);
   const bool Verbose;
 };
 

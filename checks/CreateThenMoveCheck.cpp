@@ -41,12 +41,12 @@ void CreateThenMoveCheck::registerMatchers(MatchFinder *Finder) {
   auto Move = cxxMemberCallExpr(
       callee(cxxMethodDecl(hasAnyName("to", "cuda"), utils::tensorMethod())),
       on(ignoringImplicit(callExpr(unless(cxxMemberCallExpr())))));
-  Finder->addMatcher(
-      functionDecl(isDefinition(), unless(isExpansionInSystemHeader()),
-                   unless(utils::lambdaInFunction()),
-                   hasBody(forEachDescendant(Move.bind("move"))))
-          .bind("fn"),
-      this);
+  Finder->addMatcher(functionDecl(isDefinition(),
+                                  unless(isExpansionInSystemHeader()),
+                                  unless(utils::lambdaInFunction()),
+                                  hasBody(forEachDescendant(Move.bind("move"))))
+                         .bind("fn"),
+                     this);
 }
 
 /// Factories that allocate and fill new memory: not torch::tensor(data) or
@@ -59,8 +59,8 @@ static bool allocatesOnItsOwn(FactoryKind K) {
 
 /// Random factories draw from the generator of the device they run on.
 static bool isRandom(StringRef Name) {
-  return Name.starts_with("rand") || Name == "normal" ||
-         Name == "bernoulli" || Name == "multinomial";
+  return Name.starts_with("rand") || Name == "normal" || Name == "bernoulli" ||
+         Name == "multinomial";
 }
 
 /// The device argument of a conversion that moves only the device
@@ -78,8 +78,8 @@ static const Expr *soleDeviceArgument(const CXXMemberCallExpr *Move) {
     return nullptr;
   const Expr *Written = utils::stripCopiesAndConversions(Device);
   utils::Carrier C = utils::carrierOf(Written->getType());
-  bool String = Written->getType()->isPointerType() ||
-                Written->getType()->isArrayType();
+  bool String =
+      Written->getType()->isPointerType() || Written->getType()->isArrayType();
   return C == utils::Carrier::Device || C == utils::Carrier::DeviceType ||
                  String
              ? Device
@@ -98,14 +98,13 @@ static int optionsParameter(const FunctionDecl *FD) {
 /// The edits that create the tensor on \p DeviceText: the device goes into
 /// the factory's options, the conversion goes. Empty if the call's shape
 /// allows no safe edit.
-static std::vector<FixItHint> fixes(const CallExpr *Factory,
-                                    const CXXMemberCallExpr *Move,
-                                    StringRef DeviceText,
-                                    const SourceManager &SM,
-                                    const LangOptions &LO) {
+static std::vector<FixItHint>
+fixes(const CallExpr *Factory, const CXXMemberCallExpr *Move,
+      StringRef DeviceText, const SourceManager &SM, const LangOptions &LO) {
   const auto *Member = dyn_cast<MemberExpr>(Move->getCallee());
   int Index = optionsParameter(Factory->getDirectCallee());
-  if (!Member || Index < 0 || static_cast<unsigned>(Index) >= Factory->getNumArgs())
+  if (!Member || Index < 0 ||
+      static_cast<unsigned>(Index) >= Factory->getNumArgs())
     return {};
   std::vector<FixItHint> Edits;
   const Expr *Options = Factory->getArg(Index);
@@ -116,8 +115,7 @@ static std::vector<FixItHint> fixes(const CallExpr *Factory,
         return {};
     std::string Text = (Index > 0 ? ", torch::device(" : "torch::device(") +
                        DeviceText.str() + ")";
-    Edits.push_back(
-        FixItHint::CreateInsertion(Factory->getRParenLoc(), Text));
+    Edits.push_back(FixItHint::CreateInsertion(Factory->getRParenLoc(), Text));
   } else {
     const Expr *Written = utils::stripCopiesAndConversions(Options);
     StringRef Text = utils::sourceText(Written, SM, LO);
@@ -142,9 +140,10 @@ static std::vector<FixItHint> fixes(const CallExpr *Factory,
 void CreateThenMoveCheck::check(const MatchFinder::MatchResult &Result) {
   const auto *Move = Result.Nodes.getNodeAs<CXXMemberCallExpr>("move");
   const auto *Fn = Result.Nodes.getNodeAs<FunctionDecl>("fn");
-  const auto *Factory =
-      dyn_cast<CallExpr>(utils::stripImplicit(Move->getImplicitObjectArgument()));
-  const FunctionDecl *FactoryFn = Factory ? Factory->getDirectCallee() : nullptr;
+  const auto *Factory = dyn_cast<CallExpr>(
+      utils::stripImplicit(Move->getImplicitObjectArgument()));
+  const FunctionDecl *FactoryFn =
+      Factory ? Factory->getDirectCallee() : nullptr;
   if (!FactoryFn || !FactoryFn->getIdentifier() ||
       !allocatesOnItsOwn(utils::factoryKind(FactoryFn)))
     return;
@@ -168,11 +167,11 @@ void CreateThenMoveCheck::check(const MatchFinder::MatchResult &Result) {
   std::string DeviceText =
       Method == "cuda" && Move->getNumArgs() == 0
           ? "torch::kCUDA"
-          : (DeviceArg ? utils::sourceText(
-                                 utils::stripCopiesAndConversions(DeviceArg),
-                                 SM, LO)
-                             .str()
-                       : "");
+          : (DeviceArg
+                 ? utils::sourceText(
+                       utils::stripCopiesAndConversions(DeviceArg), SM, LO)
+                       .str()
+                 : "");
   const std::string FactoryName = FactoryFn->getQualifiedNameAsString();
   const bool InMacro =
       Move->getBeginLoc().isMacroID() || Move->getEndLoc().isMacroID();

@@ -66,17 +66,16 @@ struct ChangedVariables {
   void arguments(const FunctionDecl *FD, ArrayRef<const Expr *> Args,
                  unsigned FirstParam) {
     const bool LibTorch = FD && utils::isLibTorchDecl(FD);
-    const bool InPlace = FD && FD->getIdentifier() &&
-                         (FD->getName().ends_with("_") ||
-                          FD->getName().ends_with("_out"));
+    const bool InPlace =
+        FD && FD->getIdentifier() &&
+        (FD->getName().ends_with("_") || FD->getName().ends_with("_out"));
     for (unsigned I = 0; I < Args.size(); ++I) {
       const Expr *A = utils::stripImplicit(Args[I]);
       if (!isa<DeclRefExpr>(A))
         continue;
       unsigned P = I + FirstParam;
-      QualType T = FD && P < FD->getNumParams()
-                       ? FD->getParamDecl(P)->getType()
-                       : QualType();
+      QualType T = FD && P < FD->getNumParams() ? FD->getParamDecl(P)->getType()
+                                                : QualType();
       bool NonConstRef = !T.isNull() && T->isReferenceType() &&
                          !T->getPointeeType().isConstQualified();
       if (!FD || NonConstRef || !LibTorch || InPlace)
@@ -99,9 +98,9 @@ struct ChangedVariables {
           utils::isArithmeticCompoundAssignment(K))
         mark(Op->getArg(0));
       const auto *MD = dyn_cast_or_null<CXXMethodDecl>(Op->getDirectCallee());
-      arguments(Op->getDirectCallee(),
-                ArrayRef(Op->getArgs(), Op->getNumArgs()).drop_front(MD ? 1 : 0),
-                0);
+      arguments(
+          Op->getDirectCallee(),
+          ArrayRef(Op->getArgs(), Op->getNumArgs()).drop_front(MD ? 1 : 0), 0);
     } else if (const auto *MC = dyn_cast<CXXMemberCallExpr>(S)) {
       const CXXMethodDecl *MD = MC->getMethodDecl();
       if (MD && MD->getIdentifier() &&
@@ -203,8 +202,8 @@ void LoopInvariantTransferCheck::check(const MatchFinder::MatchResult &Result) {
       return;
     DeviceValue To = Flow->conversionTarget(C);
     DeviceValue From = Flow->deviceOf(C->getImplicitObjectArgument());
-    bool Moves = To.isDeviceSide() || (To.kind() == DeviceValue::Unknown &&
-                                       From.isCPU());
+    bool Moves = To.isDeviceSide() ||
+                 (To.kind() == DeviceValue::Unknown && From.isCPU());
     if (!Moves || Flow->isAlreadyOnTarget(C))
       continue;
     SourceLocation Loc = SM.getFileLoc(C->getExprLoc());
@@ -219,8 +218,9 @@ void LoopInvariantTransferCheck::check(const MatchFinder::MatchResult &Result) {
         << (To.isKnown() ? To.name() : std::string("its target device"))
         << (Text.empty() ? std::string()
                          : " ('auto " + Name + "_dev = " + Text + ";')");
-    diag(LoopRange.getBegin(), "this %0 loop repeats the transfer on every "
-                               "iteration",
+    diag(LoopRange.getBegin(),
+         "this %0 loop repeats the transfer on every "
+         "iteration",
          DiagnosticIDs::Note)
         << Marker.loopKind();
   }

@@ -117,10 +117,10 @@ SyncInLoopCheck::classify(const Expr *E, bool ResultUsed,
   const auto *MD = dyn_cast<CXXMethodDecl>(FD);
   const bool TensorMethod = MD && utils::isTensorRecord(MD->getParent());
   for (const std::string &C : Custom) {
-    bool Match = StringRef(C).contains("::")
-                     ? FD->getQualifiedNameAsString() == C
-                     : Name == C && (TensorMethod ||
-                                     (!MD && utils::isLibTorchDecl(FD)));
+    bool Match =
+        StringRef(C).contains("::")
+            ? FD->getQualifiedNameAsString() == C
+            : Name == C && (TensorMethod || (!MD && utils::isLibTorchDecl(FD)));
     if (Match)
       return {utils::syncSubject(Call), nullptr};
   }

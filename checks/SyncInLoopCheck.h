@@ -37,8 +37,9 @@ private:
   /// the Custom entries); otherwise an empty subject.
   std::pair<std::string, const utils::SyncOperation *>
   classify(const Expr *E, bool ResultUsed, ASTContext &Ctx) const;
-  void report(const Expr *Call, StringRef Subject, const utils::SyncOperation *Op,
-              const utils::HotMarker &Marker, const SourceManager &SM);
+  void report(const Expr *Call, StringRef Subject,
+              const utils::SyncOperation *Op, const utils::HotMarker &Marker,
+              const SourceManager &SM);
 
   std::vector<std::string> SyncFunctions;
   const bool AllowInPeriodicGuard;

@@ -39,19 +39,18 @@ void UnsynchronizedTimingCheck::onEndOfTranslationUnit() {
   DeviceFlow::clearCache();
 }
 
-static const StringRef ClockFunctions[] = {
-    "now", "clock", "gettimeofday", "clock_gettime", "omp_get_wtime",
-    "MPI_Wtime"};
+static const StringRef ClockFunctions[] = {"now",           "clock",
+                                           "gettimeofday",  "clock_gettime",
+                                           "omp_get_wtime", "MPI_Wtime"};
 
 void UnsynchronizedTimingCheck::registerMatchers(MatchFinder *Finder) {
-  auto ClockRead =
-      callExpr(callee(functionDecl(hasAnyName(ClockFunctions))));
-  Finder->addMatcher(
-      functionDecl(isDefinition(), unless(isExpansionInSystemHeader()),
-                   unless(utils::lambdaInFunction()),
-                   hasBody(hasDescendant(ClockRead)))
-          .bind("fn"),
-      this);
+  auto ClockRead = callExpr(callee(functionDecl(hasAnyName(ClockFunctions))));
+  Finder->addMatcher(functionDecl(isDefinition(),
+                                  unless(isExpansionInSystemHeader()),
+                                  unless(utils::lambdaInFunction()),
+                                  hasBody(hasDescendant(ClockRead)))
+                         .bind("fn"),
+                     this);
 }
 
 /// True for the host clocks: std::chrono::*_clock::now(), clock(),
@@ -68,8 +67,7 @@ static bool isClockRead(const CallExpr *Call) {
   bool CFunction =
       FD->getDeclContext()->getRedeclContext()->isTranslationUnit() ||
       utils::outermostNamespace(FD) == "std";
-  return CFunction && Name != "now" &&
-         llvm::is_contained(ClockFunctions, Name);
+  return CFunction && Name != "now" && llvm::is_contained(ClockFunctions, Name);
 }
 
 /// The variable a clock read stores its time in: the one it initialises or
@@ -183,8 +181,7 @@ void UnsynchronizedTimingCheck::report(const HostEvent &End,
   diag(SM.getFileLoc(Start.Call->getExprLoc()), "the interval starts here",
        DiagnosticIDs::Note);
   diag(SM.getFileLoc(Work->getExprLoc()),
-       "work queued here on %0 may still be running",
-       DiagnosticIDs::Note)
+       "work queued here on %0 may still be running", DiagnosticIDs::Note)
       << utils::workDevice(Work, Flow).name();
 }
 

@@ -1,4 +1,5 @@
-//===- UnsynchronizedTimingCheck.h - torch-unsynchronized-timing -*- C++ -*-===//
+//===- UnsynchronizedTimingCheck.h - torch-unsynchronized-timing -*- C++
+//-*-===//
 #ifndef TORCH_TIDY_UNSYNCHRONIZEDTIMINGCHECK_H
 #define TORCH_TIDY_UNSYNCHRONIZEDTIMINGCHECK_H
 

@@ -25,9 +25,9 @@ struct Collector {
   }
 
   static bool isWrapper(const Stmt *S) {
-    return isa<ImplicitCastExpr, MaterializeTemporaryExpr,
-               CXXBindTemporaryExpr, ExprWithCleanups, ParenExpr,
-               CXXFunctionalCastExpr, CStyleCastExpr, CXXStaticCastExpr>(S) ||
+    return isa<ImplicitCastExpr, MaterializeTemporaryExpr, CXXBindTemporaryExpr,
+               ExprWithCleanups, ParenExpr, CXXFunctionalCastExpr,
+               CStyleCastExpr, CXXStaticCastExpr>(S) ||
            (isa<CXXConstructExpr>(S) &&
             cast<CXXConstructExpr>(S)->getNumArgs() == 1);
   }
@@ -112,15 +112,14 @@ bool launchesNoKernel(StringRef TensorMethod) {
       // metadata
       "sizes", "size", "dim", "ndimension", "numel", "dtype", "scalar_type",
       "options", "device", "get_device", "is_pinned", "defined", "strides",
-      "stride", "is_cuda", "is_cpu", "layout", "is_contiguous",
-      "element_size", "nbytes", "itemsize", "requires_grad", "storage_offset",
+      "stride", "is_cuda", "is_cpu", "layout", "is_contiguous", "element_size",
+      "nbytes", "itemsize", "requires_grad", "storage_offset",
       "is_floating_point", "is_complex", "names", "has_names", "name",
       "use_count", "is_same", "is_leaf", "grad_fn", "sym_sizes", "sym_numel",
       // views
       "view", "view_as", "select", "narrow", "slice", "squeeze", "unsqueeze",
       "t", "transpose", "permute", "detach", "expand", "expand_as", "alias",
-      "as_strided", "grad", "unfold", "diagonal", "split", "chunk",
-      "unbind"};
+      "as_strided", "grad", "unfold", "diagonal", "split", "chunk", "unbind"};
   return Names.contains(TensorMethod);
 }
 

@@ -1,4 +1,5 @@
-//===- HostEvents.h - what a function's host code does, in order -*- C++ -*-===//
+//===- HostEvents.h - what a function's host code does, in order -*- C++
+//-*-===//
 //
 // Answers, for one function body read in evaluation order (children before
 // parents, statements in source order, lambdas not entered): which calls does

@@ -38,6 +38,17 @@ float viaItem(torch::Tensor x) {
   return total;
 }
 
+// The copy's result read directly, without a variable.
+float direct(torch::Tensor x) {
+  auto g = x.cuda();
+  auto acc = torch::zeros({4});
+  acc.add_(g.to(torch::kCPU, /*non_blocking=*/true));
+  // CHECK-MESSAGES: :[[@LINE-1]]:7: warning: the copy's result is read on the host while the non-blocking copy that fills it may still be running
+  // CHECK-MESSAGES: :[[@LINE-2]]:14: note: the non-blocking copy from the device is made here
+  return g.sum().to(torch::kCPU, true).item<float>();
+  // CHECK-MESSAGES: :[[@LINE-1]]:40: warning: the copy's result is read on the host
+}
+
 // Near misses.
 float synchronized(torch::Tensor x) {
   auto g = x.cuda();
