@@ -54,9 +54,10 @@ Whole-codebase runs (batch mode; see docs/ci.md):
   compilation database or flag).
 
 In every mode:
-  --verbose            torch-device-mismatch and torch-host-access-device-tensor
-                       add a remark for each function the device analysis
-                       skipped, and why (sets TORCH_TIDY_VERBOSE=1, which a
+  --verbose            the checks built on the device analysis (device-mismatch,
+                       host-access-device-tensor and the four transfer checks)
+                       add a remark for each function the analysis skipped,
+                       and why (sets TORCH_TIDY_VERBOSE=1, which a
                        clang-tidy or clangd loading the checks also reads)
 )");
 
@@ -337,6 +338,10 @@ WorkerResult Batch::analyse(const std::string &File) {
 /// One worker process per file, C.Jobs at a time; results in file order.
 void Batch::analyseAll() {
   S.Files = Files;
+  if (!C.Checks && !C.Config && !C.ConfigFile)
+    for (const std::string &F : Files)
+      if (torchChecksInConfig(F) == TorchChecksInConfig::Disabled)
+        S.TorchChecksDisabled.push_back(F);
   S.Jobs =
       C.Jobs ? *C.Jobs : llvm::hardware_concurrency().compute_thread_count();
   ShowProgress = !C.Quiet && !std::getenv("CI") &&

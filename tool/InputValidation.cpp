@@ -136,29 +136,40 @@ validateInputs(const CommandLine &Inv,
   return std::nullopt;
 }
 
-static bool dirHasChecksConfig(StringRef Dir) {
+/// The Checks of the .clang-tidy in \p Dir, if it has one that sets them.
+static std::optional<std::string> checksConfigIn(StringRef Dir) {
   llvm::SmallString<256> File(Dir);
   llvm::sys::path::append(File, ".clang-tidy");
   auto Buf = llvm::MemoryBuffer::getFile(File);
   if (!Buf)
-    return false;
+    return std::nullopt;
   auto Parsed = clang::tidy::parseConfiguration((*Buf)->getMemBufferRef());
-  return Parsed && Parsed->Checks;
+  if (!Parsed || !Parsed->Checks)
+    return std::nullopt;
+  return *Parsed->Checks;
 }
 
-bool configFileSetsChecks(const CommandLine &Inv) {
-  std::vector<std::string> Starts = Inv.Sources;
-  if (Starts.empty())
-    Starts.push_back(".");
-  for (const std::string &S : Starts) {
-    llvm::SmallString<256> Path(S);
-    (void)llvm::sys::fs::make_absolute(Path); // on failure: searched as given
-    for (StringRef D = llvm::sys::path::parent_path(Path); !D.empty();
-         D = llvm::sys::path::parent_path(D))
-      if (dirHasChecksConfig(D))
-        return true;
+TorchChecksInConfig torchChecksInConfig(StringRef Source) {
+  llvm::SmallString<256> Path(Source.empty() ? StringRef(".") : Source);
+  (void)llvm::sys::fs::make_absolute(Path); // on failure: searched as given
+  for (StringRef D = llvm::sys::path::parent_path(Path); !D.empty();
+       D = llvm::sys::path::parent_path(D)) {
+    std::optional<std::string> Checks = checksConfigIn(D);
+    if (!Checks)
+      continue;
+    clang::tidy::GlobList List(*Checks);
+    for (const auto &Item : List.getItems())
+      if (!Item.IsPositive && Item.Text.starts_with("torch"))
+        return TorchChecksInConfig::Disabled;
+    clang::tidy::ChecksAndOptions Known = clang::tidy::getAllChecksAndOptions(
+        /*AllowEnablingAnalyzerAlphaCheckers=*/false,
+        /*ExperimentalCustomChecks=*/false);
+    for (StringRef Name : Known.Checks.keys())
+      if (Name.starts_with("torch-") && List.contains(Name))
+        return TorchChecksInConfig::Enabled;
+    return TorchChecksInConfig::NotMentioned;
   }
-  return false;
+  return TorchChecksInConfig::NoConfig;
 }
 
 } // namespace torch_tidy

@@ -24,9 +24,16 @@ std::optional<std::string> validateInputs(
     const CommandLine &C,
     std::unique_ptr<clang::tooling::CompilationDatabase> *DB = nullptr);
 
-/// True when some .clang-tidy above the inputs (or the working directory)
-/// sets 'Checks', so that torch-tidy must not impose its default.
-bool configFileSetsChecks(const CommandLine &C);
+/// What the nearest .clang-tidy above \p Source (or the working directory,
+/// for "") that sets 'Checks' says of the torch-* checks.
+enum class TorchChecksInConfig : unsigned char {
+  NoConfig,     ///< none sets Checks: torch-tidy's default, -*,torch-*
+  Enabled,      ///< it enables some torch-* check
+  NotMentioned, ///< it enables none and does not name them (-*,bugprone-*):
+                ///< torch-tidy adds torch-*
+  Disabled,     ///< it disables them explicitly (-torch-*): respected
+};
+TorchChecksInConfig torchChecksInConfig(llvm::StringRef Source);
 
 } // namespace torch_tidy
 

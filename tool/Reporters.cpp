@@ -80,6 +80,11 @@ void writeSummary(llvm::raw_ostream &OS, const std::vector<Finding> &Findings,
         OS << "  " << displayPath(F.File, Opts.Root) << ": " << F.Reason
            << "\n";
   }
+  if (!S.TorchChecksDisabled.empty()) {
+    OS << "torch-* checks disabled by .clang-tidy ('-torch-*') in:\n";
+    for (const std::string &F : S.TorchChecksDisabled)
+      OS << "  " << displayPath(F, Opts.Root) << "\n";
+  }
   if (S.SuppressedByBaseline || S.OutsideDiff)
     OS << "Not shown: " << S.SuppressedByBaseline << " in the baseline, "
        << S.OutsideDiff << " outside the diff\n";

@@ -17,6 +17,8 @@ struct Failure {
 struct RunSummary {
   std::vector<std::string> Files; ///< translation units analysed, absolute
   std::vector<Failure> Failures;
+  /// Units whose .clang-tidy disables the torch-* checks (-torch-*).
+  std::vector<std::string> TorchChecksDisabled;
   unsigned SuppressedByBaseline = 0, OutsideDiff = 0;
   unsigned Jobs = 1;
   double Seconds = 0;

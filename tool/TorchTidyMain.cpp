@@ -79,9 +79,24 @@ int main(int argc, const char **argv) {
   if (!C.HasResourceDir && llvm::sys::fs::is_directory(TORCH_TIDY_RESOURCE_DIR))
     Extra.push_back(std::string("--extra-arg-before=-resource-dir=") +
                     TORCH_TIDY_RESOURCE_DIR);
-  if (!C.Checks && !C.Config && !C.ConfigFile &&
-      !torch_tidy::configFileSetsChecks(C))
-    Extra.push_back("--checks=-*,torch-*");
+  // Without checks on the command line: torch-* alone, or added to a
+  // project's .clang-tidy that does not name them (the first source's
+  // configuration decides; batch workers have one source).
+  if (!C.Checks && !C.Config && !C.ConfigFile) {
+    using torch_tidy::TorchChecksInConfig;
+    switch (torch_tidy::torchChecksInConfig(
+        C.Sources.empty() ? "" : C.Sources.front())) {
+    case TorchChecksInConfig::NoConfig:
+      Extra.push_back("--checks=-*,torch-*");
+      break;
+    case TorchChecksInConfig::NotMentioned:
+      Extra.push_back("--checks=torch-*"); // appended to the file's Checks
+      break;
+    case TorchChecksInConfig::Enabled:
+    case TorchChecksInConfig::Disabled:
+      break;
+    }
+  }
 
   // Our additions go right after argv[0], before any "--"; our own flags
   // (isOwnFlag) are never passed on.
