@@ -58,10 +58,12 @@ SyncInLoopCheck::SyncInLoopCheck(StringRef Name, ClangTidyContext *Context)
 void SyncInLoopCheck::onStartOfTranslationUnit() {
   TorchCheck::onStartOfTranslationUnit();
   utils::DeviceFlow::clearCache();
+  utils::clearHiddenSyncCache();
 }
 
 void SyncInLoopCheck::onEndOfTranslationUnit() {
   utils::DeviceFlow::clearCache();
+  utils::clearHiddenSyncCache();
 }
 
 void SyncInLoopCheck::storeOptions(ClangTidyOptions::OptionMap &Opts) {
@@ -170,6 +172,26 @@ struct SyncInLoopCheck::Walk {
       statementPosition(Part);
   }
 
+  /// The sync inside a function called here (clip_grad_norm_, a helper of
+  /// the user's), if it is enabled. Module and optimizer methods are the
+  /// hot markers themselves and are left out.
+  const CallExpr *hiddenSyncOf(const Expr *E) const {
+    const auto *Call = dyn_cast<CallExpr>(E);
+    const FunctionDecl *FD = Call ? Call->getDirectCallee() : nullptr;
+    if (!FD || FD->getOverloadedOperator() != OO_None)
+      return nullptr;
+    if (const auto *MD = dyn_cast<CXXMethodDecl>(FD))
+      if (utils::isOrDerivesFrom(MD->getParent(), "torch::nn::Module") ||
+          utils::isOrDerivesFrom(MD->getParent(), "torch::nn::ModuleHolder") ||
+          utils::isOrDerivesFrom(MD->getParent(), "torch::optim::Optimizer"))
+        return nullptr;
+    const CallExpr *Inside = utils::hiddenSync(FD, Ctx);
+    if (!Inside)
+      return nullptr;
+    auto [Subject, Op] = Check.classify(Inside, true, Ctx);
+    return Subject.empty() ? nullptr : Inside;
+  }
+
   void visitChildren(const Stmt *S) {
     for (const Stmt *Child : S->children())
       visit(Child);
@@ -213,6 +235,9 @@ struct SyncInLoopCheck::Walk {
           Check.classify(E, !Discarded.contains(utils::stripImplicit(E)), Ctx);
       if (!Subject.empty() && !readsCPUTensor(E, Op, Fn, Ctx))
         Check.report(E, Subject, Op, Marker, Ctx.getSourceManager());
+      else if (const CallExpr *Inside = hiddenSyncOf(E))
+        Check.report(E, utils::syncSubject(cast<CallExpr>(E)), nullptr, Marker,
+                     Ctx.getSourceManager(), Inside);
     }
     visitChildren(S);
   }
@@ -221,10 +246,21 @@ struct SyncInLoopCheck::Walk {
 void SyncInLoopCheck::report(const Expr *Call, StringRef Subject,
                              const SyncOperation *Op,
                              const utils::HotMarker &Marker,
-                             const SourceManager &SM) {
+                             const SourceManager &SM, const CallExpr *Inside) {
   SourceLocation Loc = SM.getFileLoc(Call->getExprLoc());
   if (!reportOnce(Loc))
     return;
+  if (Inside) {
+    diag(Loc, "%0 makes the host wait for the device on every iteration of "
+              "this %1 loop: it calls %2 inside; call it only under a "
+              "logging interval, or keep the value on the device")
+        << Subject << Marker.loopKind() << utils::syncSubject(Inside);
+    diag(SM.getFileLoc(Inside->getExprLoc()), "the host waits here",
+         DiagnosticIDs::Note);
+    diag(SM.getFileLoc(Marker.E->getExprLoc()), Marker.describe(),
+         DiagnosticIDs::Note);
+    return;
+  }
   const SyncWait Wait = Op ? Op->Wait : SyncWait::Value;
   StringRef Message;
   if (Wait == SyncWait::AllWork)

@@ -39,7 +39,7 @@ private:
   classify(const Expr *E, bool ResultUsed, ASTContext &Ctx) const;
   void report(const Expr *Call, StringRef Subject,
               const utils::SyncOperation *Op, const utils::HotMarker &Marker,
-              const SourceManager &SM);
+              const SourceManager &SM, const CallExpr *Inside = nullptr);
 
   std::vector<std::string> SyncFunctions;
   const bool AllowInPeriodicGuard;

@@ -1,6 +1,7 @@
 //===- UnregisteredMemberCheck.cpp - torch-unregistered-member ------------===//
 #include "UnregisteredMemberCheck.h"
 #include "utils/ASTHelpers.h"
+#include "utils/DeviceRules.h"
 #include "utils/TorchModules.h"
 #include "utils/TorchTypes.h"
 #include "clang/AST/DeclTemplate.h"
@@ -158,6 +159,28 @@ static void addRegistrationFix(DiagnosticBuilder &D, const FieldDecl *FD,
     << FixItHint::CreateInsertion(R, ")");
 }
 
+/// What an unregistered submodule of class \p RD loses.
+enum class SubmoduleLoss : unsigned char {
+  Nothing,    ///< a built-in without parameters or train/eval behaviour
+  Parameters, ///< its parameters (and it is not moved)
+  TrainMode,  ///< train()/eval() never reach it (Dropout)
+  TrainModeAndParameters, ///< both (BatchNorm, InstanceNorm)
+};
+
+static SubmoduleLoss submoduleLoss(const CXXRecordDecl *RD) {
+  if (!RD || !RD->getIdentifier() || !utils::isLibTorchDecl(RD))
+    return SubmoduleLoss::Parameters; // a user module, or not known
+  StringRef N = RD->getName();
+  N.consume_back("Impl");
+  bool Mode = N.contains("Dropout") || N.starts_with("BatchNorm") ||
+              N.starts_with("InstanceNorm");
+  bool Params = utils::moduleHasParameters(RD) || N.starts_with("InstanceNorm");
+  if (Mode)
+    return Params ? SubmoduleLoss::TrainModeAndParameters
+                  : SubmoduleLoss::TrainMode;
+  return Params ? SubmoduleLoss::Parameters : SubmoduleLoss::Nothing;
+}
+
 void UnregisteredMemberCheck::checkClass(
     const CXXRecordDecl *RD, const MatchFinder::MatchResult &Result) {
   const SourceManager &SM = *Result.SourceManager;
@@ -220,17 +243,33 @@ void UnregisteredMemberCheck::checkClass(
     MemberKind Kind = utils::moduleMemberKind(FD->getType());
     const Assignment &First = List.front();
     bool Tensor = Kind == MemberKind::Tensor;
+    SubmoduleLoss Loss =
+        Tensor ? SubmoduleLoss::Parameters
+               : submoduleLoss(utils::moduleClassOf(FD->getType()));
+    if (Loss == SubmoduleLoss::Nothing)
+      continue; // pooling, activations, Flatten: nothing to register
+    StringRef Message;
+    if (Tensor)
+      Message = "tensor member '%0' is never registered; it is missing from "
+                "parameters() and buffers(), so an optimizer never sees it "
+                "and module->to(device) does not move it; register it with %1";
+    else if (Loss == SubmoduleLoss::TrainMode)
+      Message = "submodule '%0' is never registered, so train() and eval() "
+                "never reach it: it stays in training mode and keeps "
+                "dropping activations at evaluation; register it with %1";
+    else if (Loss == SubmoduleLoss::TrainModeAndParameters)
+      Message = "submodule '%0' is never registered, so train() and eval() "
+                "never reach it: it keeps normalising with batch statistics "
+                "at evaluation, its parameters are missing from "
+                "parameters() and module->to(device) does not move it; "
+                "register it with %1";
+    else
+      Message = "submodule '%0' is never registered; its parameters are "
+                "missing from parameters(), so an optimizer never updates "
+                "them, and module->to(device) does not move it; register it "
+                "with %1";
     {
-      auto D = diag(First.Loc,
-                    Tensor ? "tensor member '%0' is never registered; it is "
-                             "missing from parameters() and buffers(), so an "
-                             "optimizer never sees it and module->to(device) "
-                             "does not move it; register it with %1"
-                           : "submodule '%0' is never registered; its "
-                             "parameters are missing from parameters(), so an "
-                             "optimizer never updates them, and "
-                             "module->to(device) does not move it; register it "
-                             "with %1")
+      auto D = diag(First.Loc, Message)
                << FD->getName() << registerMethod(Kind, First.Value);
       // Fix where the member is initialised: each constructor, or reset() of
       // a Cloneable (which its constructor calls).

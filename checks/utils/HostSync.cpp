@@ -4,6 +4,7 @@
 #include "TorchTypes.h"
 #include "clang/AST/DeclCXX.h"
 #include "clang/AST/ExprCXX.h"
+#include "llvm/ADT/DenseMap.h"
 
 namespace clang::tidy::torch::utils {
 
@@ -183,6 +184,62 @@ const SyncOperation *syncOperationOf(const CallExpr *Call, bool ResultUsed,
     return nullptr;
   return Op;
 }
+
+namespace {
+/// (definition, bodies still allowed) -> the sync found, or null.
+thread_local llvm::DenseMap<std::pair<const FunctionDecl *, unsigned>,
+                            const CallExpr *>
+    HiddenSyncCache;
+
+/// The definition whose body hiddenSync may read, or null.
+const FunctionDecl *enterable(const FunctionDecl *FD) {
+  const FunctionDecl *Def = nullptr;
+  if (!FD || !FD->hasBody(Def) || Def->isDependentContext())
+    return nullptr;
+  StringRef NS = outermostNamespace(Def);
+  if (NS == "std" || NS == "at" || NS == "c10")
+    return nullptr;
+  const auto *MD = dyn_cast<CXXMethodDecl>(Def);
+  return MD && isTensorRecord(MD->getParent()) ? nullptr : Def;
+}
+
+const CallExpr *syncInBody(const FunctionDecl *Def, unsigned Depth,
+                           ASTContext &Ctx);
+
+const CallExpr *findSync(const Stmt *S, unsigned Depth, ASTContext &Ctx) {
+  if (!S || isa<LambdaExpr>(S))
+    return nullptr;
+  if (const auto *Call = dyn_cast<CallExpr>(S)) {
+    if (syncOperationOf(Call, /*ResultUsed=*/true, Ctx))
+      return Call;
+    if (const FunctionDecl *Def = enterable(Call->getDirectCallee());
+        Def && Depth > 1)
+      if (const CallExpr *Found = syncInBody(Def, Depth - 1, Ctx))
+        return Found;
+  }
+  for (const Stmt *Child : S->children())
+    if (const CallExpr *Found = findSync(Child, Depth, Ctx))
+      return Found;
+  return nullptr;
+}
+
+const CallExpr *syncInBody(const FunctionDecl *Def, unsigned Depth,
+                           ASTContext &Ctx) {
+  auto [It, New] = HiddenSyncCache.try_emplace({Def, Depth}, nullptr);
+  if (!New) // known, or being computed (recursion): none found so far
+    return It->second;
+  const CallExpr *Found = findSync(Def->getBody(), Depth, Ctx);
+  HiddenSyncCache[{Def, Depth}] = Found;
+  return Found;
+}
+} // namespace
+
+const CallExpr *hiddenSync(const FunctionDecl *FD, ASTContext &Ctx) {
+  const FunctionDecl *Def = enterable(FD);
+  return Def ? syncInBody(Def, 3, Ctx) : nullptr;
+}
+
+void clearHiddenSyncCache() { HiddenSyncCache.clear(); }
 
 std::string syncSubject(const CallExpr *Call) {
   const FunctionDecl *FD = Call->getDirectCallee();

@@ -60,6 +60,16 @@ const SyncOperation *syncOperationOf(const CallExpr *Call, bool ResultUsed,
 /// "'torch::cuda::synchronize'".
 std::string syncSubject(const CallExpr *Call);
 
+/// The synchronizing call hidden in \p FD: in its body, or in the body of a
+/// function it calls, up to three bodies deep (a loss tracker that calls
+/// `.item()`, `torch::nn::utils::clip_grad_norm_`, whose result is read with
+/// `.item()`, and its overloads that forward to it). Bodies of Tensor
+/// methods, of at::/c10:: functions and of std:: are not entered; lambdas
+/// are not entered. Null when there is none. Cached per declaration until
+/// clearHiddenSyncCache() (thread-local).
+const CallExpr *hiddenSync(const FunctionDecl *FD, ASTContext &Ctx);
+void clearHiddenSyncCache();
+
 /// True if \p E denotes the CPU: torch::kCPU, Device(kCPU), Device("cpu"),
 /// TensorOptions on the CPU, a const variable initialised so.
 bool denotesCPU(const Expr *E, ASTContext &Ctx);

@@ -2,8 +2,8 @@
 // RUN: %torch-tidy %s --checks=-*,torch-device-mismatch,torch-host-access-device-tensor \
 // RUN:   --config='{CheckOptions: {torch-device-mismatch.Verbose: true, torch-host-access-device-tensor.Verbose: true}}' \
 // RUN:   -- %torch_flags 2>&1 | FileCheck %s --check-prefix=VERBOSE --implicit-check-not=remark:
-// RUN: not %torch-tidy %s --checks=-*,torch-device-mismatch \
-// RUN:   --config='{CheckOptions: {torch-device-mismatch.Verbose: maybe}}' -- %torch_flags 2>&1 \
+// RUN: not %torch-tidy %S/Inputs/empty.cpp --checks=-*,torch-device-mismatch \
+// RUN:   --config='{CheckOptions: {torch-device-mismatch.Verbose: maybe}}' -- -std=c++17 2>&1 \
 // RUN:   | FileCheck %s --check-prefix=BAD-BOOL
 // torch-tidy --verbose (or TORCH_TIDY_VERBOSE=1) turns the option on for
 // both checks; in batch mode the remarks go to stderr, not into the report.

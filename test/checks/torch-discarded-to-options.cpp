@@ -2,11 +2,11 @@
 // RUN: %check_torch_tidy --prefix STRICT %s torch-discarded-to %t.strict \
 // RUN:   --tidy-arg=--config-file=%S/Inputs/discarded-to-strict.yaml \
 // RUN:   -- %torch_flags
-// RUN: not %torch-tidy %s --checks=-*,torch-discarded-to \
-// RUN:   --config='{CheckOptions: {torch-discarded-to.AllowCastToVoid: maybe}}' -- %torch_flags 2>&1 \
+// RUN: not %torch-tidy %S/Inputs/empty.cpp --checks=-*,torch-discarded-to \
+// RUN:   --config='{CheckOptions: {torch-discarded-to.AllowCastToVoid: maybe}}' -- -std=c++17 2>&1 \
 // RUN:   | FileCheck %s --check-prefix=BAD-BOOL
-// RUN: not %torch-tidy %s --checks=-*,torch-discarded-to \
-// RUN:   --config="{CheckOptions: {torch-discarded-to.Methods: 'to;cu da'}}" -- %torch_flags 2>&1 \
+// RUN: not %torch-tidy %S/Inputs/empty.cpp --checks=-*,torch-discarded-to \
+// RUN:   --config="{CheckOptions: {torch-discarded-to.Methods: 'to;cu da'}}" -- -std=c++17 2>&1 \
 // RUN:   | FileCheck %s --check-prefix=BAD-LIST
 // BAD-BOOL: error: invalid value 'maybe' for option 'torch-discarded-to.AllowCastToVoid'; expected 'true' or 'false' [clang-tidy-config]
 // BAD-LIST: error: invalid entry 'cu da' in option 'torch-discarded-to.Methods'

@@ -2,8 +2,8 @@
 // RUN: %check_torch_tidy --prefix CUSTOM %s torch-loss-accumulation %t.custom \
 // RUN:   --tidy-arg=--config-file=%S/Inputs/loss-accumulation-push-only.yaml \
 // RUN:   -- %torch_flags
-// RUN: not %torch-tidy %s --checks=-*,torch-loss-accumulation \
-// RUN:   --config="{CheckOptions: {torch-loss-accumulation.ContainerMethods: 'push_back;push back'}}" -- %torch_flags 2>&1 \
+// RUN: not %torch-tidy %S/Inputs/empty.cpp --checks=-*,torch-loss-accumulation \
+// RUN:   --config="{CheckOptions: {torch-loss-accumulation.ContainerMethods: 'push_back;push back'}}" -- -std=c++17 2>&1 \
 // RUN:   | FileCheck %s --check-prefix=BAD-LIST
 // BAD-LIST: error: invalid entry 'push back' in option 'torch-loss-accumulation.ContainerMethods'
 

@@ -5,11 +5,11 @@
 // RUN: %check_torch_tidy --via plugin --no-compile --prefix CUSTOM %s torch-sync-in-loop %t.plugin \
 // RUN:   --tidy-arg=--config-file=%S/Inputs/sync-in-loop-custom.yaml \
 // RUN:   -- %torch_flags
-// RUN: not %torch-tidy %s --checks=-*,torch-sync-in-loop \
-// RUN:   --config='{CheckOptions: {torch-sync-in-loop.AllowInPeriodicGuard: sometimes}}' -- %torch_flags 2>&1 \
+// RUN: not %torch-tidy %S/Inputs/empty.cpp --checks=-*,torch-sync-in-loop \
+// RUN:   --config='{CheckOptions: {torch-sync-in-loop.AllowInPeriodicGuard: sometimes}}' -- -std=c++17 2>&1 \
 // RUN:   | FileCheck %s --check-prefix=BAD-BOOL
-// RUN: not %torch-tidy %s --checks=-*,torch-sync-in-loop \
-// RUN:   --config="{CheckOptions: {torch-sync-in-loop.SyncFunctions: 'item;cpu()'}}" -- %torch_flags 2>&1 \
+// RUN: not %torch-tidy %S/Inputs/empty.cpp --checks=-*,torch-sync-in-loop \
+// RUN:   --config="{CheckOptions: {torch-sync-in-loop.SyncFunctions: 'item;cpu()'}}" -- -std=c++17 2>&1 \
 // RUN:   | FileCheck %s --check-prefix=BAD-LIST
 // BAD-BOOL: error: invalid value 'sometimes' for option 'torch-sync-in-loop.AllowInPeriodicGuard'; expected 'true' or 'false' [clang-tidy-config]
 // BAD-LIST: error: invalid entry 'cpu()' in option 'torch-sync-in-loop.SyncFunctions'; expected a ';'-separated list of names

@@ -134,3 +134,28 @@ void chains(torch::Tensor loss) {
     (void)v;
   }
 }
+
+// Hidden syncs: clip_grad_norm_ reads its result with item(), and helpers
+// of the user's that do (two calls deep). The call in the loop is reported,
+// with a note at the wait inside. Helpers without a sync stay quiet.
+struct Tracker {
+  double total = 0;
+  void add(const torch::Tensor &loss) { total += loss.item<double>(); }
+};
+void logLoss(Tracker &t, const torch::Tensor &loss) { t.add(loss); }
+torch::Tensor scaled(const torch::Tensor &loss) { return loss * 2; }
+
+void hidden(torch::nn::Linear model, torch::optim::SGD &opt, torch::Tensor x,
+            Tracker &tracker) {
+  for (int step = 0; step < 10; ++step) {
+    auto loss = scaled(model(x).sum());
+    loss.backward();
+    torch::nn::utils::clip_grad_norm_(model->parameters(), 1.0);
+    // CHECK-MESSAGES: :[[@LINE-1]]:5: warning: 'torch::nn::utils::clip_grad_norm_' makes the host wait for the device on every iteration of this training loop: it calls 'Tensor::item' inside; call it only under a logging interval, or keep the value on the device [torch-sync-in-loop]
+    // CHECK-MESSAGES: clip_grad.h:{{[0-9]+}}:{{[0-9]+}}: note: the host waits here
+    opt.step();
+    logLoss(tracker, loss);
+    // CHECK-MESSAGES: :[[@LINE-1]]:5: warning: 'logLoss' makes the host wait for the device on every iteration of this training loop: it calls 'Tensor::item' inside
+    // CHECK-MESSAGES: :[[@LINE-16]]:55: note: the host waits here
+  }
+}

@@ -128,3 +128,27 @@ struct MacroImpl : torch::nn::Module {
   // CHECK-FIXES: MacroImpl() { fc = MAKE_LAYER; }
   torch::nn::Linear fc{nullptr};
 };
+
+// Modules that lose their train/eval behaviour say so; modules with nothing
+// to register (pooling, activations, Flatten) stay quiet.
+struct ModesImpl : torch::nn::Module {
+  ModesImpl() {
+    drop = torch::nn::Dropout(0.5);
+    // CHECK-MESSAGES: :[[@LINE-1]]:5: warning: submodule 'drop' is never registered, so train() and eval() never reach it: it stays in training mode and keeps dropping activations at evaluation; register it with register_module
+    // CHECK-FIXES: drop = register_module("drop", torch::nn::Dropout(0.5));
+    bn = torch::nn::BatchNorm1d(4);
+    // CHECK-MESSAGES: :[[@LINE-1]]:5: warning: submodule 'bn' is never registered, so train() and eval() never reach it: it keeps normalising with batch statistics at evaluation, its parameters are missing from parameters() and module->to(device) does not move it; register it with register_module
+    // CHECK-FIXES: bn = register_module("bn", torch::nn::BatchNorm1d(4));
+    act = torch::nn::ReLU();
+    pool = torch::nn::MaxPool1d(2);
+    flat = torch::nn::Flatten();
+  }
+  torch::Tensor forward(torch::Tensor x) {
+    return flat(pool(act(bn(drop(x))).unsqueeze(1)));
+  }
+  torch::nn::Dropout drop{nullptr};
+  torch::nn::BatchNorm1d bn{nullptr};
+  torch::nn::ReLU act{nullptr};
+  torch::nn::MaxPool1d pool{nullptr};
+  torch::nn::Flatten flat{nullptr};
+};

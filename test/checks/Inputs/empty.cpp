@@ -1,0 +1,1 @@
+// An empty translation unit: option errors need no LibTorch parse.
