@@ -1,7 +1,6 @@
 //===- AsyncCopyReadCheck.cpp - torch-async-copy-read ---------------------===//
 #include "AsyncCopyReadCheck.h"
 #include "utils/ASTHelpers.h"
-#include "utils/CheckOptions.h"
 #include "utils/DeviceDiagnostics.h"
 #include "utils/DeviceFlow.h"
 #include "utils/HostEvents.h"
@@ -17,23 +16,6 @@ namespace clang::tidy::torch {
 
 using utils::DeviceFlow;
 using utils::HostEvent;
-
-AsyncCopyReadCheck::AsyncCopyReadCheck(StringRef Name,
-                                       ClangTidyContext *Context)
-    : TorchCheck(Name, Context),
-      Verbose(utils::getBoolOption(*this, Options, "Verbose",
-                                   utils::verboseByDefault())) {}
-
-void AsyncCopyReadCheck::storeOptions(ClangTidyOptions::OptionMap &Opts) {
-  Options.store(Opts, "Verbose", Verbose);
-}
-
-void AsyncCopyReadCheck::onStartOfTranslationUnit() {
-  TorchCheck::onStartOfTranslationUnit();
-  DeviceFlow::clearCache();
-}
-
-void AsyncCopyReadCheck::onEndOfTranslationUnit() { DeviceFlow::clearCache(); }
 
 void AsyncCopyReadCheck::registerMatchers(MatchFinder *Finder) {
   // Functions with a copy that may be non-blocking; check() reads them.

@@ -16,19 +16,15 @@ namespace clang::tidy::torch {
 /// has not filled yet.
 ///
 /// Documentation: docs/checks/torch-async-copy-read.md
-class AsyncCopyReadCheck : public TorchCheck {
+class AsyncCopyReadCheck : public DeviceFlowCheck {
 public:
-  AsyncCopyReadCheck(StringRef Name, ClangTidyContext *Context);
-  void storeOptions(ClangTidyOptions::OptionMap &Opts) override;
+  using DeviceFlowCheck::DeviceFlowCheck;
   void registerMatchers(ast_matchers::MatchFinder *Finder) override;
   void check(const ast_matchers::MatchFinder::MatchResult &Result) override;
-  void onStartOfTranslationUnit() override;
-  void onEndOfTranslationUnit() override;
 
 private:
   void report(const CallExpr *Read, const VarDecl *Host, const Expr *Copy,
               const SourceManager &SM);
-  const bool Verbose;
 };
 
 } // namespace clang::tidy::torch

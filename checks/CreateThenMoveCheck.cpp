@@ -1,7 +1,6 @@
 //===- CreateThenMoveCheck.cpp - torch-create-then-move -------------------===//
 #include "CreateThenMoveCheck.h"
 #include "utils/ASTHelpers.h"
-#include "utils/CheckOptions.h"
 #include "utils/DeviceDiagnostics.h"
 #include "utils/DeviceFlow.h"
 #include "utils/DeviceRules.h"
@@ -17,23 +16,6 @@ namespace clang::tidy::torch {
 using utils::DeviceFlow;
 using utils::DeviceValue;
 using utils::FactoryKind;
-
-CreateThenMoveCheck::CreateThenMoveCheck(StringRef Name,
-                                         ClangTidyContext *Context)
-    : TorchCheck(Name, Context),
-      Verbose(utils::getBoolOption(*this, Options, "Verbose",
-                                   utils::verboseByDefault())) {}
-
-void CreateThenMoveCheck::storeOptions(ClangTidyOptions::OptionMap &Opts) {
-  Options.store(Opts, "Verbose", Verbose);
-}
-
-void CreateThenMoveCheck::onStartOfTranslationUnit() {
-  TorchCheck::onStartOfTranslationUnit();
-  DeviceFlow::clearCache();
-}
-
-void CreateThenMoveCheck::onEndOfTranslationUnit() { DeviceFlow::clearCache(); }
 
 void CreateThenMoveCheck::registerMatchers(MatchFinder *Finder) {
   // A conversion whose receiver is a call; check() asks whether the call is

@@ -12,17 +12,11 @@ namespace clang::tidy::torch {
 /// fix-it passes the device to the factory instead.
 ///
 /// Documentation: docs/checks/torch-create-then-move.md
-class CreateThenMoveCheck : public TorchCheck {
+class CreateThenMoveCheck : public DeviceFlowCheck {
 public:
-  CreateThenMoveCheck(StringRef Name, ClangTidyContext *Context);
-  void storeOptions(ClangTidyOptions::OptionMap &Opts) override;
+  using DeviceFlowCheck::DeviceFlowCheck;
   void registerMatchers(ast_matchers::MatchFinder *Finder) override;
   void check(const ast_matchers::MatchFinder::MatchResult &Result) override;
-  void onStartOfTranslationUnit() override;
-  void onEndOfTranslationUnit() override;
-
-private:
-  const bool Verbose;
 };
 
 } // namespace clang::tidy::torch

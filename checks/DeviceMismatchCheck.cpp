@@ -1,7 +1,6 @@
 //===- DeviceMismatchCheck.cpp - torch-device-mismatch -------------------===//
 #include "DeviceMismatchCheck.h"
 #include "utils/ASTHelpers.h"
-#include "utils/CheckOptions.h"
 #include "utils/DeviceDiagnostics.h"
 #include "utils/DeviceRules.h"
 #include "utils/TorchModules.h"
@@ -20,23 +19,10 @@ using utils::DeviceFlow;
 using utils::DeviceValue;
 using utils::Origin;
 
-DeviceMismatchCheck::DeviceMismatchCheck(StringRef Name,
-                                         ClangTidyContext *Context)
-    : TorchCheck(Name, Context),
-      Verbose(utils::getBoolOption(*this, Options, "Verbose",
-                                   utils::verboseByDefault())) {}
-
-void DeviceMismatchCheck::storeOptions(ClangTidyOptions::OptionMap &Opts) {
-  Options.store(Opts, "Verbose", Verbose);
-}
-
 void DeviceMismatchCheck::onStartOfTranslationUnit() {
-  TorchCheck::onStartOfTranslationUnit();
+  DeviceFlowCheck::onStartOfTranslationUnit();
   Fixed.clear();
-  DeviceFlow::clearCache();
 }
-
-void DeviceMismatchCheck::onEndOfTranslationUnit() { DeviceFlow::clearCache(); }
 
 void DeviceMismatchCheck::registerMatchers(MatchFinder *Finder) {
   // Function bodies top-down; check() collects the ops and asks DeviceFlow.

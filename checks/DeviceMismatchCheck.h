@@ -14,14 +14,12 @@ namespace clang::tidy::torch {
 /// op throws "Expected all tensors to be on the same device".
 ///
 /// Documentation: docs/checks/torch-device-mismatch.md
-class DeviceMismatchCheck : public TorchCheck {
+class DeviceMismatchCheck : public DeviceFlowCheck {
 public:
-  DeviceMismatchCheck(StringRef Name, ClangTidyContext *Context);
-  void storeOptions(ClangTidyOptions::OptionMap &Opts) override;
+  using DeviceFlowCheck::DeviceFlowCheck;
   void registerMatchers(ast_matchers::MatchFinder *Finder) override;
   void check(const ast_matchers::MatchFinder::MatchResult &Result) override;
   void onStartOfTranslationUnit() override;
-  void onEndOfTranslationUnit() override;
 
   /// One op and its tensor operands.
   struct Op {
@@ -40,7 +38,6 @@ private:
                         const utils::DeviceFact &ModuleFact,
                         const SourceManager &SM, const LangOptions &LO);
 
-  const bool Verbose;
   llvm::DenseSet<const Expr *> Fixed;
 };
 

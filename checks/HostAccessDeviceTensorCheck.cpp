@@ -1,7 +1,6 @@
 //===- HostAccessDeviceTensorCheck.cpp - torch-host-access-device-tensor -===//
 #include "HostAccessDeviceTensorCheck.h"
 #include "utils/ASTHelpers.h"
-#include "utils/CheckOptions.h"
 #include "utils/DeviceDiagnostics.h"
 #include "utils/DeviceFlow.h"
 #include "utils/TorchTypes.h"
@@ -15,26 +14,6 @@ namespace clang::tidy::torch {
 
 using utils::DeviceFact;
 using utils::DeviceFlow;
-
-HostAccessDeviceTensorCheck::HostAccessDeviceTensorCheck(
-    StringRef Name, ClangTidyContext *Context)
-    : TorchCheck(Name, Context),
-      Verbose(utils::getBoolOption(*this, Options, "Verbose",
-                                   utils::verboseByDefault())) {}
-
-void HostAccessDeviceTensorCheck::storeOptions(
-    ClangTidyOptions::OptionMap &Opts) {
-  Options.store(Opts, "Verbose", Verbose);
-}
-
-void HostAccessDeviceTensorCheck::onStartOfTranslationUnit() {
-  TorchCheck::onStartOfTranslationUnit();
-  DeviceFlow::clearCache();
-}
-
-void HostAccessDeviceTensorCheck::onEndOfTranslationUnit() {
-  DeviceFlow::clearCache();
-}
 
 void HostAccessDeviceTensorCheck::registerMatchers(MatchFinder *Finder) {
   Finder->addMatcher(

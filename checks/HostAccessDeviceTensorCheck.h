@@ -14,17 +14,11 @@ namespace clang::tidy::torch {
 /// same function. The C++ form of ".numpy() only works on CPU tensors".
 ///
 /// Documentation: docs/checks/torch-host-access-device-tensor.md
-class HostAccessDeviceTensorCheck : public TorchCheck {
+class HostAccessDeviceTensorCheck : public DeviceFlowCheck {
 public:
-  HostAccessDeviceTensorCheck(StringRef Name, ClangTidyContext *Context);
-  void storeOptions(ClangTidyOptions::OptionMap &Opts) override;
+  using DeviceFlowCheck::DeviceFlowCheck;
   void registerMatchers(ast_matchers::MatchFinder *Finder) override;
   void check(const ast_matchers::MatchFinder::MatchResult &Result) override;
-  void onStartOfTranslationUnit() override;
-  void onEndOfTranslationUnit() override;
-
-private:
-  const bool Verbose;
 };
 
 } // namespace clang::tidy::torch

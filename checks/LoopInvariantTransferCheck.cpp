@@ -1,7 +1,6 @@
 //===- LoopInvariantTransferCheck.cpp - torch-loop-invariant-transfer ----===//
 #include "LoopInvariantTransferCheck.h"
 #include "utils/ASTHelpers.h"
-#include "utils/CheckOptions.h"
 #include "utils/DeviceDiagnostics.h"
 #include "utils/DeviceFlow.h"
 #include "utils/HotLoops.h"
@@ -18,36 +17,8 @@ namespace clang::tidy::torch {
 using utils::DeviceFlow;
 using utils::DeviceValue;
 
-LoopInvariantTransferCheck::LoopInvariantTransferCheck(
-    StringRef Name, ClangTidyContext *Context)
-    : TorchCheck(Name, Context),
-      Verbose(utils::getBoolOption(*this, Options, "Verbose",
-                                   utils::verboseByDefault())) {}
-
-void LoopInvariantTransferCheck::storeOptions(
-    ClangTidyOptions::OptionMap &Opts) {
-  Options.store(Opts, "Verbose", Verbose);
-}
-
-void LoopInvariantTransferCheck::onStartOfTranslationUnit() {
-  TorchCheck::onStartOfTranslationUnit();
-  DeviceFlow::clearCache();
-}
-
-void LoopInvariantTransferCheck::onEndOfTranslationUnit() {
-  DeviceFlow::clearCache();
-}
-
 void LoopInvariantTransferCheck::registerMatchers(MatchFinder *Finder) {
-  Finder->addMatcher(
-      functionDecl(
-          isDefinition(), unless(isExpansionInSystemHeader()),
-          unless(utils::lambdaInFunction()),
-          hasBody(forEachDescendant(
-              stmt(anyOf(forStmt(), cxxForRangeStmt(), whileStmt(), doStmt()))
-                  .bind("loop"))))
-          .bind("fn"),
-      this);
+  Finder->addMatcher(utils::functionLoops(), this);
 }
 
 /// The variables a loop may change: assigned, incremented, moved from,

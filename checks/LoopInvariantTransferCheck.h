@@ -12,17 +12,11 @@ namespace clang::tidy::torch {
 /// transfer before the loop.
 ///
 /// Documentation: docs/checks/torch-loop-invariant-transfer.md
-class LoopInvariantTransferCheck : public TorchCheck {
+class LoopInvariantTransferCheck : public DeviceFlowCheck {
 public:
-  LoopInvariantTransferCheck(StringRef Name, ClangTidyContext *Context);
-  void storeOptions(ClangTidyOptions::OptionMap &Opts) override;
+  using DeviceFlowCheck::DeviceFlowCheck;
   void registerMatchers(ast_matchers::MatchFinder *Finder) override;
   void check(const ast_matchers::MatchFinder::MatchResult &Result) override;
-  void onStartOfTranslationUnit() override;
-  void onEndOfTranslationUnit() override;
-
-private:
-  const bool Verbose;
 };
 
 } // namespace clang::tidy::torch

@@ -40,8 +40,9 @@ void StaleOptimizerCheck::check(const MatchFinder::MatchResult &Result) {
   for (const StaleReplacement &R : Modules->staleReplacements(Fn, SM)) {
     std::string Model = R.Model.Root->getName().str();
     std::string Opt = R.Optimizer->getName().str();
-    std::string Step =
-        utils::sourceText(R.Step->getCallee(), SM, LO).str() + "()";
+    // `opt.step()`, or `train_step(...)` for a call given the optimizer.
+    std::string Step = utils::sourceText(R.Step->getCallee(), SM, LO).str() +
+                       (isa<CXXMemberCallExpr>(R.Step) ? "()" : "(...)");
     switch (R.Kind) {
     case StaleReplacement::Reassigned:
       diag(R.Replacing->getBeginLoc(),

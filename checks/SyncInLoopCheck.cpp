@@ -74,15 +74,7 @@ void SyncInLoopCheck::storeOptions(ClangTidyOptions::OptionMap &Opts) {
 void SyncInLoopCheck::registerMatchers(MatchFinder *Finder) {
   // Loops top-down, with their function (DeviceFlow's facts are per
   // function); check() reads the bodies of the hot ones.
-  Finder->addMatcher(
-      functionDecl(
-          isDefinition(), unless(isExpansionInSystemHeader()),
-          unless(utils::lambdaInFunction()),
-          hasBody(forEachDescendant(
-              stmt(anyOf(forStmt(), cxxForRangeStmt(), whileStmt(), doStmt()))
-                  .bind("loop"))))
-          .bind("fn"),
-      this);
+  Finder->addMatcher(utils::functionLoops(), this);
 }
 
 /// True when \p Call reads a tensor DeviceFlow knows is on the CPU:

@@ -1,6 +1,8 @@
 //===- TorchCheck.cpp - what every torch-* check shares -------------------===//
 #include "TorchCheck.h"
 #include "utils/ASTHelpers.h"
+#include "utils/CheckOptions.h"
+#include "utils/DeviceFlow.h"
 
 namespace clang::tidy::torch {
 
@@ -18,6 +20,25 @@ void TorchCheck::noFixNote(SourceLocation Loc, NoFix Why,
        DiagnosticIDs::Note)
       << (Why == NoFix::InTemplate)
       << (Advice.empty() ? std::string() : ("; " + Advice).str());
+}
+
+DeviceFlowCheck::DeviceFlowCheck(llvm::StringRef Name,
+                                 ClangTidyContext *Context)
+    : TorchCheck(Name, Context),
+      Verbose(utils::getBoolOption(*this, Options, "Verbose",
+                                   utils::verboseByDefault())) {}
+
+void DeviceFlowCheck::storeOptions(ClangTidyOptions::OptionMap &Opts) {
+  Options.store(Opts, "Verbose", Verbose);
+}
+
+void DeviceFlowCheck::onStartOfTranslationUnit() {
+  TorchCheck::onStartOfTranslationUnit();
+  utils::DeviceFlow::clearCache();
+}
+
+void DeviceFlowCheck::onEndOfTranslationUnit() {
+  utils::DeviceFlow::clearCache();
 }
 
 } // namespace clang::tidy::torch

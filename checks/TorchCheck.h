@@ -1,6 +1,7 @@
 //===- TorchCheck.h - what every torch-* check shares -----------*- C++ -*-===//
 //
-// The base of every torch-* check: C++ only, matchers traverse the AST as
+// The base of every torch-* check (and DeviceFlowCheck, of those built on
+// the device analysis): C++ only, matchers traverse the AST as
 // written (TK_AsIs: implicit nodes are visible, the checks strip them where
 // they mean to), one warning per source location and file, and one wording
 // for the note that says why a warning comes without a fix-it.
@@ -48,6 +49,22 @@ protected:
 
 private:
   llvm::DenseSet<SourceLocation> Reported;
+};
+
+/// The base of checks built on the device analysis (utils/DeviceFlow.h): its
+/// cache is dropped at both ends of each translation unit, and the Verbose
+/// option (a remark for each function the analysis skipped, and why;
+/// `torch-tidy --verbose` or TORCH_TIDY_VERBOSE=1 sets its default) is read
+/// and stored. Checks that override the hooks call these first.
+class DeviceFlowCheck : public TorchCheck {
+public:
+  DeviceFlowCheck(llvm::StringRef Name, ClangTidyContext *Context);
+  void storeOptions(ClangTidyOptions::OptionMap &Opts) override;
+  void onStartOfTranslationUnit() override;
+  void onEndOfTranslationUnit() override;
+
+protected:
+  const bool Verbose;
 };
 
 } // namespace clang::tidy::torch

@@ -1,7 +1,6 @@
 //===- UnsynchronizedTimingCheck.cpp - torch-unsynchronized-timing -------===//
 #include "UnsynchronizedTimingCheck.h"
 #include "utils/ASTHelpers.h"
-#include "utils/CheckOptions.h"
 #include "utils/DeviceDiagnostics.h"
 #include "utils/DeviceFlow.h"
 #include "utils/DeviceRules.h"
@@ -18,26 +17,6 @@ namespace clang::tidy::torch {
 
 using utils::DeviceFlow;
 using utils::HostEvent;
-
-UnsynchronizedTimingCheck::UnsynchronizedTimingCheck(StringRef Name,
-                                                     ClangTidyContext *Context)
-    : TorchCheck(Name, Context),
-      Verbose(utils::getBoolOption(*this, Options, "Verbose",
-                                   utils::verboseByDefault())) {}
-
-void UnsynchronizedTimingCheck::storeOptions(
-    ClangTidyOptions::OptionMap &Opts) {
-  Options.store(Opts, "Verbose", Verbose);
-}
-
-void UnsynchronizedTimingCheck::onStartOfTranslationUnit() {
-  TorchCheck::onStartOfTranslationUnit();
-  DeviceFlow::clearCache();
-}
-
-void UnsynchronizedTimingCheck::onEndOfTranslationUnit() {
-  DeviceFlow::clearCache();
-}
 
 static const StringRef ClockFunctions[] = {"now",           "clock",
                                            "gettimeofday",  "clock_gettime",

@@ -19,20 +19,16 @@ struct HostEvent;
 /// interval measures the kernel launches, not the work.
 ///
 /// Documentation: docs/checks/torch-unsynchronized-timing.md
-class UnsynchronizedTimingCheck : public TorchCheck {
+class UnsynchronizedTimingCheck : public DeviceFlowCheck {
 public:
-  UnsynchronizedTimingCheck(StringRef Name, ClangTidyContext *Context);
-  void storeOptions(ClangTidyOptions::OptionMap &Opts) override;
+  using DeviceFlowCheck::DeviceFlowCheck;
   void registerMatchers(ast_matchers::MatchFinder *Finder) override;
   void check(const ast_matchers::MatchFinder::MatchResult &Result) override;
-  void onStartOfTranslationUnit() override;
-  void onEndOfTranslationUnit() override;
 
 private:
   void report(const utils::HostEvent &End, const utils::HostEvent &Start,
               const CallExpr *Work, const utils::DeviceFlow &Flow,
               ASTContext &Ctx);
-  const bool Verbose;
 };
 
 } // namespace clang::tidy::torch

@@ -64,6 +64,15 @@ Result skipped(const std::string& check, const Context& ctx,
   return r;
 }
 
+Result cuda_only(const std::string& check, const Context& ctx,
+                 const std::string& why_not_on_cpu, const ScenarioFn& run) {
+  if (!ctx.is_cuda())
+    return skipped(check, ctx, "needs CUDA: " + why_not_on_cpu);
+  if (!run)
+    return skipped(check, ctx, "needs CUDA: harness built without CUDA");
+  return run(ctx);
+}
+
 Result run_scenario(const Scenario& s, const Context& ctx) {
   if (ctx.is_cuda() && !built_with_cuda())
     return skipped(s.check, ctx,

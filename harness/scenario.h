@@ -54,12 +54,24 @@ const Scenario* find_scenario(const std::string& check);
 Result decide(Result r, bool bad_shows_effect, bool fixed_shows_effect);
 Result skipped(const std::string& check, const Context& ctx,
                const std::string& reason);
+// For a scenario whose effect exists only on CUDA: SKIPPED with "needs CUDA:
+// " + why_not_on_cpu on a CPU, or when the harness was built without CUDA
+// (run is then empty: pass HARNESS_CUDA_ONLY(fn)); otherwise run(ctx).
+Result cuda_only(const std::string& check, const Context& ctx,
+                 const std::string& why_not_on_cpu, const ScenarioFn& run);
 
 // Runs a scenario with exceptions contained (-> REFUTED) and the device
 // availability checked first (-> SKIPPED).
 Result run_scenario(const Scenario& s, const Context& ctx);
 
 }  // namespace harness
+
+// A scenario's CUDA-only function, or nothing in a build without CUDA.
+#ifdef HARNESS_HAS_CUDA
+#define HARNESS_CUDA_ONLY(fn) ::harness::ScenarioFn(fn)
+#else
+#define HARNESS_CUDA_ONLY(fn) ::harness::ScenarioFn()
+#endif
 
 #define HARNESS_CONCAT2(a, b) a##b
 #define HARNESS_CONCAT(a, b) HARNESS_CONCAT2(a, b)

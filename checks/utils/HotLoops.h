@@ -18,8 +18,10 @@
 #ifndef TORCH_TIDY_UTILS_HOTLOOPS_H
 #define TORCH_TIDY_UTILS_HOTLOOPS_H
 
+#include "ASTHelpers.h"
 #include "clang/AST/Expr.h"
 #include "clang/AST/Stmt.h"
+#include "clang/ASTMatchers/ASTMatchers.h"
 #include "llvm/ADT/StringRef.h"
 #include <string>
 
@@ -51,6 +53,21 @@ struct HotMarker {
 /// of the preferred kind (a backward pass, then an optimizer call, a forward
 /// call, the data loader).
 HotMarker findHotMarker(const Stmt *Loop);
+
+/// Matches each loop (bound as "loop") of each function definition outside
+/// system headers (bound as "fn"), top-down, for checks that then ask
+/// findHotMarker(). A lambda inside a function is not a root of its own:
+/// its enclosing function's match covers it.
+inline ast_matchers::DeclarationMatcher functionLoops() {
+  using namespace ast_matchers;
+  return functionDecl(
+             isDefinition(), unless(isExpansionInSystemHeader()),
+             unless(lambdaInFunction()),
+             hasBody(forEachDescendant(stmt(anyOf(forStmt(), cxxForRangeStmt(),
+                                                  whileStmt(), doStmt()))
+                                           .bind("loop"))))
+      .bind("fn");
+}
 
 } // namespace clang::tidy::torch::utils
 

@@ -38,7 +38,8 @@ private:
   void replaced(StaleReplacement::KindTy Kind, ModuleRef Ref,
                 const Expr *Replacing, const ValueDecl *Clone = nullptr,
                 const Expr *CloneUse = nullptr);
-  void stepped(const ValueDecl *Opt, const CXXMemberCallExpr *Step);
+  void stepped(const ValueDecl *Opt, const CallExpr *Step);
+  void onCallWithArguments(const CallExpr *Call);
   bool isRegisteredMember(const FieldDecl *FD);
 
   RegistrationLookup RegistrationsOf;
@@ -236,7 +237,36 @@ void Flow::replaced(StaleReplacement::KindTy Kind, ModuleRef Ref,
     }
 }
 
-void Flow::stepped(const ValueDecl *Opt, const CXXMemberCallExpr *Step) {
+/// A function outside LibTorch given an optimizer by non-const reference
+/// or pointer may step it (`train_step(model, opt)`); one given a model may
+/// train it.
+void Flow::onCallWithArguments(const CallExpr *Call) {
+  const FunctionDecl *FD = Call->getDirectCallee();
+  if (!FD || isLibTorchDecl(FD) || outermostNamespace(FD) == "std")
+    return;
+  for (unsigned I = 0; I < Call->getNumArgs() && I < FD->getNumParams(); ++I) {
+    QualType T = FD->getParamDecl(I)->getType();
+    QualType Pointee = T->isReferenceType() || T->isPointerType()
+                           ? T->getPointeeType()
+                           : QualType();
+    const Expr *Arg = stripImplicit(Call->getArg(I));
+    if (const auto *UO = dyn_cast<UnaryOperator>(Arg);
+        UO && UO->getOpcode() == UO_AddrOf)
+      Arg = UO->getSubExpr();
+    ModuleRef Ref = moduleRoot(Arg);
+    if (!Ref || Ref.Member)
+      continue;
+    if (Opts.count(Ref.Root)) {
+      if (!Pointee.isNull() && !Pointee.isConstQualified())
+        stepped(Ref.Root, Call);
+    } else if (moduleMemberKind(Arg->getType()) != MemberKind::None &&
+               moduleMemberKind(Arg->getType()) != MemberKind::Tensor) {
+      onForward(Arg);
+    }
+  }
+}
+
+void Flow::stepped(const ValueDecl *Opt, const CallExpr *Step) {
   for (StaleReplacement &R : Pending)
     if (R.Optimizer == Opt && Reported.insert(R.Replacing).second) {
       R.Step = Step;
@@ -274,8 +304,16 @@ void Flow::walk(const Stmt *S) {
     return;
   if (auto [LHS, RHS] = asAssignment(E); LHS)
     return onAssignment(E, LHS, RHS);
-  if (const auto *Call = dyn_cast<CXXMemberCallExpr>(E))
+  if (const auto *Call = dyn_cast<CXXMemberCallExpr>(E)) {
+    const CXXMethodDecl *M = Call->getMethodDecl();
+    if (M && !isOptimizerClass(M->getParent()) &&
+        !isModuleClass(M->getParent()))
+      onCallWithArguments(Call);
     return onMemberCall(Call);
+  }
+  if (const auto *Call = dyn_cast<CallExpr>(E);
+      Call && !isa<CXXOperatorCallExpr>(Call))
+    onCallWithArguments(Call);
   // net(x) through a ModuleHolder's operator().
   if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(E))
     if (Op->getOperator() == OO_Call && Op->getNumArgs() >= 1 &&

@@ -6,8 +6,10 @@
 // and finds where that module is replaced (reassigned, replace_module, a
 // registered member reassigned, or a clone trained in its place). Loop bodies
 // are scanned twice, so a replacement late in an iteration meets the next
-// step(). Checks get the results through ModuleAnalysisCache, which computes
-// them once per function for torch-stale-optimizer (which reports them) and
+// step(). A call that is given the optimizer by non-const reference or
+// pointer counts as a step, and one given a model as training it. Checks get
+// the results through ModuleAnalysisCache, which computes them once per
+// function for torch-stale-optimizer (which reports them) and
 // torch-unregistered-member (which leaves those statements to it).
 //
 //===----------------------------------------------------------------------===//
@@ -35,9 +37,11 @@ struct StaleReplacement {
   const ValueDecl *Optimizer = nullptr;
   const Expr *Construction = nullptr;        ///< where the optimizer was built
   const CXXMemberCallExpr *Params = nullptr; ///< `net->parameters()`
-  const CXXMemberCallExpr *Step = nullptr;   ///< the later `opt.step()`
-  const ValueDecl *Clone = nullptr;          ///< CloneTrained: the clone
-  const Expr *CloneUse = nullptr;            ///< CloneTrained: its forward call
+  /// The later `opt.step()`, or a call given the optimizer by non-const
+  /// reference or pointer (`train_step(model, opt)`), which may step it.
+  const CallExpr *Step = nullptr;
+  const ValueDecl *Clone = nullptr; ///< CloneTrained: the clone
+  const Expr *CloneUse = nullptr;   ///< CloneTrained: its forward call
 };
 
 /// The registrations of a module class (ModuleAnalysisCache::registrations).

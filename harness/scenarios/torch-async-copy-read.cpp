@@ -98,15 +98,10 @@ Result run(const Context &ctx) {
 #endif
 
 Result run_on(const Context &ctx) {
-  if (!ctx.is_cuda())
-    return skipped(kCheck, ctx,
-                   "needs CUDA: a copy to the CPU is complete when to() or "
-                   "copy_() returns");
-#ifdef HARNESS_HAS_CUDA
-  return run(ctx);
-#else
-  return skipped(kCheck, ctx, "needs CUDA: harness built without CUDA");
-#endif
+  return cuda_only(kCheck, ctx,
+                   "a copy to the CPU is complete when to() or "
+                   "copy_() returns",
+                   HARNESS_CUDA_ONLY(run));
 }
 
 } // namespace

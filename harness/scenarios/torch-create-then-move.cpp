@@ -94,15 +94,10 @@ Result run(const Context &ctx) {
 #endif
 
 Result run_on(const Context &ctx) {
-  if (!ctx.is_cuda())
-    return skipped(kCheck, ctx,
-                   "needs CUDA: on the CPU the tensor is created where it "
-                   "lives, nothing is copied");
-#ifdef HARNESS_HAS_CUDA
-  return run(ctx);
-#else
-  return skipped(kCheck, ctx, "needs CUDA: harness built without CUDA");
-#endif
+  return cuda_only(kCheck, ctx,
+                   "on the CPU the tensor is created where it "
+                   "lives, nothing is copied",
+                   HARNESS_CUDA_ONLY(run));
 }
 
 } // namespace

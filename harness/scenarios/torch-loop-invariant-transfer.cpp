@@ -104,15 +104,10 @@ Result run(const Context &ctx) {
 #endif
 
 Result run_on(const Context &ctx) {
-  if (!ctx.is_cuda())
-    return skipped(kCheck, ctx,
-                   "needs CUDA: to(kCPU) of a CPU tensor returns the tensor "
-                   "itself, nothing crosses to a device");
-#ifdef HARNESS_HAS_CUDA
-  return run(ctx);
-#else
-  return skipped(kCheck, ctx, "needs CUDA: harness built without CUDA");
-#endif
+  return cuda_only(kCheck, ctx,
+                   "to(kCPU) of a CPU tensor returns the tensor "
+                   "itself, nothing crosses to a device",
+                   HARNESS_CUDA_ONLY(run));
 }
 
 } // namespace

@@ -93,16 +93,10 @@ Result run(const Context& ctx) {
 #endif
 
 Result run_on(const Context& ctx) {
-  if (!ctx.is_cuda())
-    return skipped("torch-sync-in-loop", ctx,
-                   "needs CUDA: host-device synchronization does not exist "
-                   "on CPU");
-#ifdef HARNESS_HAS_CUDA
-  return run(ctx);
-#else
-  return skipped("torch-sync-in-loop", ctx,
-                 "needs CUDA: harness built without CUDA");
-#endif
+  return cuda_only("torch-sync-in-loop", ctx,
+                   "host-device synchronization does not exist "
+                   "on CPU",
+                   HARNESS_CUDA_ONLY(run));
 }
 
 }  // namespace

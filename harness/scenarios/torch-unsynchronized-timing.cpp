@@ -79,15 +79,10 @@ Result run(const Context &ctx) {
 #endif
 
 Result run_on(const Context &ctx) {
-  if (!ctx.is_cuda())
-    return skipped(kCheck, ctx,
-                   "needs CUDA: CPU ops return when their work is done, an "
-                   "unsynchronized clock already covers it");
-#ifdef HARNESS_HAS_CUDA
-  return run(ctx);
-#else
-  return skipped(kCheck, ctx, "needs CUDA: harness built without CUDA");
-#endif
+  return cuda_only(kCheck, ctx,
+                   "CPU ops return when their work is done, an "
+                   "unsynchronized clock already covers it",
+                   HARNESS_CUDA_ONLY(run));
 }
 
 } // namespace

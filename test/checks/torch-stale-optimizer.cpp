@@ -162,3 +162,30 @@ struct Trainer {
     optimizer->step();
   }
 };
+
+// The optimizer used through a function: given by non-const reference or
+// pointer, the function may step it. By const reference it can not.
+void trainStep(Net &net, torch::optim::SGD &opt, torch::Tensor x) {
+  opt.zero_grad();
+  lossOf(net(x)).backward();
+  opt.step();
+}
+void report(const torch::optim::SGD &opt);
+
+void throughAFunction(torch::Tensor x) {
+  Net net;
+  torch::optim::SGD opt(net->parameters(), 0.1);
+  net = Net();
+  // CHECK-MESSAGES: :[[@LINE-1]]:3: warning: 'net' is replaced after optimizer 'opt' was built from its parameters; 'trainStep(...)' keeps updating the old tensors, so the new model never trains
+  // CHECK-MESSAGES: :[[@LINE+2]]:5: note: 'trainStep(...)' runs here
+  for (int i = 0; i < 3; ++i)
+    trainStep(net, opt, x);
+}
+
+void onlyInspected(torch::Tensor x) {
+  Net net;
+  torch::optim::SGD opt(net->parameters(), 0.1);
+  net = Net();
+  report(opt);
+  lossOf(net(x)).backward();
+}
