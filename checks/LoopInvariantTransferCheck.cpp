@@ -9,6 +9,7 @@
 #include "clang/AST/StmtCXX.h"
 #include "clang/ASTMatchers/ASTMatchFinder.h"
 #include "llvm/ADT/SmallPtrSet.h"
+#include "llvm/Support/FormatVariadic.h"
 
 using namespace clang::ast_matchers;
 
@@ -169,7 +170,9 @@ void LoopInvariantTransferCheck::check(const MatchFinder::MatchResult &Result) {
         cast<VarDecl>(cast<DeclRefExpr>(utils::receiverOf(C))->getDecl());
     if (Changes.Changed.contains(V))
       continue;
-    if (!Flow && !(Flow = utils::analyzedFlow(*this, Fn, Ctx, Verbose)))
+    if (!Flow)
+      Flow = utils::analyzedFlow(*this, Fn, Ctx, Verbose);
+    if (!Flow)
       return;
     DeviceValue To = Flow->conversionTarget(C);
     DeviceValue From = Flow->deviceOf(C->getImplicitObjectArgument());
@@ -182,16 +185,17 @@ void LoopInvariantTransferCheck::check(const MatchFinder::MatchResult &Result) {
       continue;
     std::string Name = V->getName().str();
     std::string Text = utils::quotableText(C, SM, LO);
+    std::string Hoisted;
+    if (!Text.empty())
+      Hoisted = llvm::formatv(" ('auto {0}_dev = {1};')", Name, Text).str();
     diag(Loc, "'%0' does not change in this loop, yet '%1' copies it to %2 on "
               "every iteration; do the transfer once before the loop%3 and "
               "use the copy inside")
         << Name << C->getMethodDecl()->getName()
         << (To.isKnown() ? To.name() : std::string("its target device"))
-        << (Text.empty() ? std::string()
-                         : " ('auto " + Name + "_dev = " + Text + ";')");
+        << Hoisted;
     diag(LoopRange.getBegin(),
-         "this %0 loop repeats the transfer on every "
-         "iteration",
+         "this %0 loop repeats the transfer on every iteration",
          DiagnosticIDs::Note)
         << Marker.loopKind();
   }

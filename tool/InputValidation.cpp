@@ -144,9 +144,9 @@ static std::optional<std::string> checksConfigIn(StringRef Dir) {
   if (!Buf)
     return std::nullopt;
   auto Parsed = clang::tidy::parseConfiguration((*Buf)->getMemBufferRef());
-  if (!Parsed || !Parsed->Checks)
+  if (!Parsed)
     return std::nullopt;
-  return *Parsed->Checks;
+  return Parsed->Checks;
 }
 
 TorchChecksInConfig torchChecksInConfig(StringRef Source) {
