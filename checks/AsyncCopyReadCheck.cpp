@@ -8,7 +8,7 @@
 #include "utils/TorchTypes.h"
 #include "clang/AST/ASTContext.h"
 #include "clang/ASTMatchers/ASTMatchFinder.h"
-#include "llvm/ADT/MapVector.h"
+#include "llvm/ADT/DenseMap.h"
 
 using namespace clang::ast_matchers;
 
@@ -122,7 +122,7 @@ void AsyncCopyReadCheck::check(const MatchFinder::MatchResult &Result) {
     return;
   const SourceManager &SM = *Result.SourceManager;
   // Host tensors with a download in flight, and the copy.
-  llvm::MapVector<const VarDecl *, const CallExpr *> InFlight;
+  llvm::DenseMap<const VarDecl *, const CallExpr *> InFlight;
   for (const HostEvent &E : utils::hostEvents(Fn->getBody())) {
     if (const VarDecl *H = asyncDownload(E, *Flow, Ctx)) {
       InFlight[H] = E.Call;

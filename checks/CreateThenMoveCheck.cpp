@@ -68,6 +68,20 @@ static const Expr *soleDeviceArgument(const CXXMemberCallExpr *Move) {
              : nullptr;
 }
 
+/// The device \p Move moves to, as the fix-it writes it: `torch::kCUDA` for
+/// `.cuda()`, the sole device argument of `.to(...)` as written; "" when the
+/// conversion does more than move (a dtype, another tensor, non_blocking).
+static std::string deviceText(const CXXMemberCallExpr *Move,
+                              const SourceManager &SM, const LangOptions &LO) {
+  if (Move->getMethodDecl()->getName() == "cuda")
+    return Move->getNumArgs() == 0 ? "torch::kCUDA" : "";
+  const Expr *DeviceArg = soleDeviceArgument(Move);
+  return DeviceArg ? utils::sourceText(
+                         utils::stripCopiesAndConversions(DeviceArg), SM, LO)
+                         .str()
+                   : "";
+}
+
 /// The index of \p FD's TensorOptions parameter, or -1.
 static int optionsParameter(const FunctionDecl *FD) {
   for (unsigned I = 0; I < FD->getNumParams(); ++I)
@@ -144,23 +158,14 @@ void CreateThenMoveCheck::check(const MatchFinder::MatchResult &Result) {
   SourceLocation Loc = SM.getFileLoc(Move->getExprLoc());
   if (!reportOnce(Loc))
     return;
-  const Expr *DeviceArg = soleDeviceArgument(Move);
   const StringRef Method = Move->getMethodDecl()->getName();
-  std::string DeviceText =
-      Method == "cuda" && Move->getNumArgs() == 0
-          ? "torch::kCUDA"
-          : (DeviceArg
-                 ? utils::sourceText(
-                       utils::stripCopiesAndConversions(DeviceArg), SM, LO)
-                       .str()
-                 : "");
+  const std::string DeviceText = deviceText(Move, SM, LO);
   const std::string FactoryName = FactoryFn->getQualifiedNameAsString();
   const bool InMacro =
       Move->getBeginLoc().isMacroID() || Move->getEndLoc().isMacroID();
   const NoFix Why = whyNoFix(InMacro, Fn);
   std::vector<FixItHint> Edits;
-  if (Why == NoFix::Fixable && !DeviceText.empty() &&
-      (Method == "cuda" ? Move->getNumArgs() == 0 : DeviceArg != nullptr))
+  if (Why == NoFix::Fixable && !DeviceText.empty())
     Edits = fixes(Factory, Move, DeviceText, SM, LO);
   std::string Instead =
       DeviceText.empty() ? "the device" : "torch::device(" + DeviceText + ")";

@@ -35,8 +35,8 @@ struct ChangedVariables {
       Changed.insert(V);
   }
 
-  void arguments(const FunctionDecl *FD, ArrayRef<const Expr *> Args,
-                 unsigned FirstParam) {
+  /// \p Args are matched to \p FD's parameters from the first.
+  void arguments(const FunctionDecl *FD, ArrayRef<const Expr *> Args) {
     const bool LibTorch = FD && utils::isLibTorchDecl(FD);
     const bool InPlace =
         FD && FD->getIdentifier() &&
@@ -45,8 +45,7 @@ struct ChangedVariables {
       const Expr *A = utils::stripImplicit(Args[I]);
       if (!isa<DeclRefExpr>(A))
         continue;
-      unsigned P = I + FirstParam;
-      QualType T = FD && P < FD->getNumParams() ? FD->getParamDecl(P)->getType()
+      QualType T = FD && I < FD->getNumParams() ? FD->getParamDecl(I)->getType()
                                                 : QualType();
       bool NonConstRef = !T.isNull() && T->isReferenceType() &&
                          !T->getPointeeType().isConstQualified();
@@ -72,16 +71,16 @@ struct ChangedVariables {
       const auto *MD = dyn_cast_or_null<CXXMethodDecl>(Op->getDirectCallee());
       arguments(
           Op->getDirectCallee(),
-          ArrayRef(Op->getArgs(), Op->getNumArgs()).drop_front(MD ? 1 : 0), 0);
+          ArrayRef(Op->getArgs(), Op->getNumArgs()).drop_front(MD ? 1 : 0));
     } else if (const auto *MC = dyn_cast<CXXMemberCallExpr>(S)) {
       const CXXMethodDecl *MD = MC->getMethodDecl();
       if (MD && MD->getIdentifier() &&
           (MD->getName().ends_with("_") || MD->getName() == "set_data"))
         mark(MC->getImplicitObjectArgument());
-      arguments(MD, ArrayRef(MC->getArgs(), MC->getNumArgs()), 0);
+      arguments(MD, ArrayRef(MC->getArgs(), MC->getNumArgs()));
     } else if (const auto *Call = dyn_cast<CallExpr>(S)) {
       arguments(Call->getDirectCallee(),
-                ArrayRef(Call->getArgs(), Call->getNumArgs()), 0);
+                ArrayRef(Call->getArgs(), Call->getNumArgs()));
     } else if (const auto *CE = dyn_cast<CXXConstructExpr>(S)) {
       if (CE->getNumArgs() == 1 && utils::isTensorType(CE->getType()))
         mark(CE->getArg(0));

@@ -23,13 +23,6 @@ static unsigned bit(const SyncOperation &Op) {
   return 1u << (&Op - utils::syncOperations().begin());
 }
 
-static const SyncOperation *operationByOption(StringRef Option) {
-  for (const SyncOperation &Op : utils::syncOperations())
-    if (Op.Option == Option)
-      return &Op;
-  return nullptr;
-}
-
 /// The default of SyncFunctions: every built-in operation.
 static StringRef defaultSyncFunctions() {
   static const std::string Default = [] {
@@ -48,7 +41,7 @@ SyncInLoopCheck::SyncInLoopCheck(StringRef Name, ClangTidyContext *Context)
       AllowInPeriodicGuard(
           utils::getBoolOption(*this, Options, "AllowInPeriodicGuard", true)) {
   for (const std::string &F : SyncFunctions) {
-    if (const SyncOperation *Op = operationByOption(F))
+    if (const SyncOperation *Op = utils::syncOperationByOption(F))
       Enabled |= bit(*Op);
     else
       Custom.push_back(StringRef(F).ltrim(':').str());

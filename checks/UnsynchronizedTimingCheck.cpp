@@ -149,10 +149,9 @@ void UnsynchronizedTimingCheck::report(const HostEvent &End,
     const Stmt *S = End.Statement;
     if (S && !S->getBeginLoc().isMacroID() && declaresCudaSynchronize(Ctx)) {
       SourceLocation Begin = S->getBeginLoc();
-      FileID File = SM.getFileID(Begin);
       unsigned Column = SM.getSpellingColumnNumber(Begin);
       StringRef Line(SM.getCharacterData(Begin) - (Column - 1), Column - 1);
-      if (Line.find_first_not_of(" \t") == StringRef::npos && File.isValid())
+      if (Line.find_first_not_of(" \t") == StringRef::npos)
         D << FixItHint::CreateInsertion(
             Begin, ("torch::cuda::synchronize();\n" + Line).str());
     }

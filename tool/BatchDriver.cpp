@@ -8,6 +8,7 @@
 #include "Reporters.h"
 #include "TempFiles.h"
 #include "clang-tidy/GlobList.h"
+#include "llvm/ADT/StringMap.h"
 #include "llvm/ADT/StringSet.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
@@ -338,10 +339,17 @@ WorkerResult Batch::analyse(const std::string &File) {
 /// One worker process per file, C.Jobs at a time; results in file order.
 void Batch::analyseAll() {
   S.Files = Files;
-  if (!C.Checks && !C.Config && !C.ConfigFile)
-    for (const std::string &F : Files)
-      if (torchChecksInConfig(F) == TorchChecksInConfig::Disabled)
+  if (!C.Checks && !C.Config && !C.ConfigFile) {
+    // The answer depends on the directory only: read its configs once.
+    llvm::StringMap<bool> DisabledIn;
+    for (const std::string &F : Files) {
+      auto [It, New] = DisabledIn.try_emplace(llvm::sys::path::parent_path(F));
+      if (New)
+        It->second = torchChecksInConfig(F) == TorchChecksInConfig::Disabled;
+      if (It->second)
         S.TorchChecksDisabled.push_back(F);
+    }
+  }
   S.Jobs =
       C.Jobs ? *C.Jobs : llvm::hardware_concurrency().compute_thread_count();
   ShowProgress = !C.Quiet && !std::getenv("CI") &&

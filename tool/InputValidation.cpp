@@ -149,6 +149,21 @@ static std::optional<std::string> checksConfigIn(StringRef Dir) {
   return Parsed->Checks;
 }
 
+/// The registered torch-* checks' names, listed once per process.
+static const std::vector<std::string> &torchCheckNames() {
+  static const std::vector<std::string> Names = [] {
+    std::vector<std::string> N;
+    clang::tidy::ChecksAndOptions Known = clang::tidy::getAllChecksAndOptions(
+        /*AllowEnablingAnalyzerAlphaCheckers=*/false,
+        /*ExperimentalCustomChecks=*/false);
+    for (StringRef Name : Known.Checks.keys())
+      if (Name.starts_with("torch-"))
+        N.push_back(Name.str());
+    return N;
+  }();
+  return Names;
+}
+
 TorchChecksInConfig torchChecksInConfig(StringRef Source) {
   llvm::SmallString<256> Path(Source.empty() ? StringRef(".") : Source);
   (void)llvm::sys::fs::make_absolute(Path); // on failure: searched as given
@@ -161,11 +176,8 @@ TorchChecksInConfig torchChecksInConfig(StringRef Source) {
     for (const auto &Item : List.getItems())
       if (!Item.IsPositive && Item.Text.starts_with("torch"))
         return TorchChecksInConfig::Disabled;
-    clang::tidy::ChecksAndOptions Known = clang::tidy::getAllChecksAndOptions(
-        /*AllowEnablingAnalyzerAlphaCheckers=*/false,
-        /*ExperimentalCustomChecks=*/false);
-    for (StringRef Name : Known.Checks.keys())
-      if (Name.starts_with("torch-") && List.contains(Name))
+    for (const std::string &Name : torchCheckNames())
+      if (List.contains(Name))
         return TorchChecksInConfig::Enabled;
     return TorchChecksInConfig::NotMentioned;
   }

@@ -356,7 +356,7 @@ void DeviceFlowBuilder::transferElement(const Stmt *S) {
       assign(D, get(RHS), false);
     } else if (isa<MemberExpr>(stripImplicit(LHS))) {
       // `batch.data = ...`: the batch no longer holds the loader's tensors.
-      const VarDecl *Root = rootVar(LHS);
+      const VarDecl *Root = rootVariable(LHS);
       Carrier RC = Root ? cachedCarrier(Root->getType()) : Carrier::None;
       if (RC == Carrier::Example || RC == Carrier::ExampleVector ||
           RC == Carrier::Module)
@@ -389,23 +389,6 @@ const ValueDecl *DeviceFlowBuilder::assignedDecl(const Expr *LHS) const {
   if (const auto *ME = dyn_cast_or_null<MemberExpr>(LHS))
     if (isa<CXXThisExpr>(stripImplicit(ME->getBase())))
       return dyn_cast<FieldDecl>(ME->getMemberDecl());
-  return nullptr;
-}
-
-const VarDecl *DeviceFlowBuilder::rootVar(const Expr *E) const {
-  for (int I = 0; E && I < 16; ++I) {
-    E = stripImplicit(E);
-    if (const auto *DRE = dyn_cast<DeclRefExpr>(E))
-      return dyn_cast<VarDecl>(DRE->getDecl());
-    if (const auto *ME = dyn_cast<MemberExpr>(E))
-      E = ME->getBase();
-    else if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(E))
-      E = Op->getNumArgs() ? Op->getArg(0) : nullptr;
-    else if (const auto *MC = dyn_cast<CXXMemberCallExpr>(E))
-      E = MC->getImplicitObjectArgument();
-    else
-      return nullptr;
-  }
   return nullptr;
 }
 
@@ -473,7 +456,7 @@ void DeviceFlowBuilder::escape(const CallExpr *Call) {
         Arg = stripImplicit(UO->getSubExpr());
         AddressOf = true;
       }
-    const VarDecl *V = rootVar(Arg);
+    const VarDecl *V = rootVariable(Arg);
     if (!V)
       continue;
     Carrier C = cachedCarrier(V->getType());

@@ -85,7 +85,6 @@ private:
   void escape(const CallExpr *Call);
   void moduleTo(const CXXMemberCallExpr *Call);
   const ValueDecl *assignedDecl(const Expr *LHS) const;
-  const VarDecl *rootVar(const Expr *E) const;
 
   Carrier carrier(const Expr *E) const {
     return E ? cachedCarrier(E->getType()) : Carrier::None;

@@ -93,8 +93,11 @@ struct Collector {
       A = Op->getArg(0);
       B = Op->getArg(1);
     }
-    if (A && key(A) && key(B))
-      E.Subtraction = std::make_pair(key(A), key(B));
+    if (A) {
+      const void *KA = key(A), *KB = key(B);
+      if (KA && KB)
+        E.Subtraction = std::make_pair(KA, KB);
+    }
     if (E.Call || E.Assigned || E.Subtraction)
       Events.push_back(E);
   }

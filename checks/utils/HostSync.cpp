@@ -40,11 +40,11 @@ static const SyncOperation SyncOperations[] = {
 
 llvm::ArrayRef<SyncOperation> syncOperations() { return SyncOperations; }
 
-static const SyncOperation &operationByOption(StringRef Option) {
+const SyncOperation *syncOperationByOption(StringRef Option) {
   for (const SyncOperation &Op : SyncOperations)
     if (Op.Option == Option)
-      return Op;
-  llvm_unreachable("unknown sync operation");
+      return &Op;
+  return nullptr;
 }
 
 /// The built-in operation named \p Name, or null.
@@ -169,12 +169,12 @@ const SyncOperation *syncOperationOf(const CallExpr *Call, bool ResultUsed,
         llvm::any_of(FD->parameters(), [](const ParmVarDecl *P) {
           return isTensorType(P->getType());
         });
-    return PrintsTensor ? &operationByOption("operator<<") : nullptr;
+    return PrintsTensor ? syncOperationByOption("operator<<") : nullptr;
   }
   if (!FD->getDeclName().isIdentifier())
     return nullptr;
   if (isCudaRuntimeSync(FD))
-    return &operationByOption("synchronize");
+    return syncOperationByOption("synchronize");
   const auto *MD = dyn_cast<CXXMethodDecl>(FD);
   const SyncOperation *Op = operationByName(FD->getName());
   if (!Op || !appliesTo(*Op, MD && isTensorRecord(MD->getParent()), MD,

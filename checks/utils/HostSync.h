@@ -49,6 +49,9 @@ struct SyncOperation {
 /// CPU; `operator<<` only when it prints a tensor.
 llvm::ArrayRef<SyncOperation> syncOperations();
 
+/// The built-in operation whose SyncFunctions entry is \p Option, or null.
+const SyncOperation *syncOperationByOption(StringRef Option);
+
 /// The built-in operation \p Call performs, whatever its receiver's device
 /// (the caller asks DeviceFlow whether the receiver is on the CPU), or null.
 /// \p ResultUsed: a `to(kCPU)` whose result is thrown away waits for nothing
