@@ -6,7 +6,10 @@
 #include "Findings.h"
 #include "InputValidation.h"
 #include "Reporters.h"
+#include "ResultCache.h"
+#include "SharedPreamble.h"
 #include "TempFiles.h"
+#include "UnitKey.h"
 #include "clang-tidy/GlobList.h"
 #include "llvm/ADT/StringMap.h"
 #include "llvm/ADT/StringSet.h"
@@ -19,6 +22,7 @@
 #include "llvm/Support/Threading.h"
 #include <atomic>
 #include <chrono>
+#include <condition_variable>
 #include <csignal>
 #include <cstdlib>
 #include <cstring>
@@ -97,6 +101,15 @@ writeReport(const CommandLine &C,
   return llvm::writeToOutput(*C.Output, Write);
 }
 
+/// What one worker printed and exported, or a cache entry replays.
+struct RawResult {
+  int RC = 0;
+  std::string ErrMsg, Log, Yaml;
+  std::optional<std::string> YamlError; ///< the export could not be read
+  std::optional<std::vector<std::string>> Deps; ///< with a cache
+  uint64_t PeakKiB = 0;
+};
+
 struct WorkerResult {
   std::vector<Finding> Findings;
   std::optional<std::string> Failure; ///< why the file could not be analysed
@@ -145,14 +158,33 @@ public:
   Batch(const CommandLine &C, std::string Self) : C(C), Self(std::move(Self)) {
     if (C.WarningsAsErrors)
       WAE.emplace(*C.WarningsAsErrors);
+    if (C.CacheDir)
+      Cache.emplace(absolute(*C.CacheDir), C.CacheMaxBytes);
   }
   int run();
 
 private:
   std::optional<std::string> prepare();
   std::optional<std::string> select();
+  /// A precompiled preamble shared by a group of units, built once.
+  struct SharedPreamble {
+    PreambleGroup Group;
+    std::string Header, Pch, Deps, Log;
+    enum { Pending, Ready, Failed } State = Pending;
+    std::mutex M;
+    std::condition_variable CV;
+    bool await(); ///< waits for the build; true when it succeeded
+  };
+
   void analyseAll();
-  WorkerResult analyse(const std::string &File);
+  std::vector<size_t> lookUpCache();
+  void planPreambles(llvm::ArrayRef<size_t> Units);
+  void build(SharedPreamble &P);
+  SharedPreamble *preambleOf(size_t I);
+  WorkerResult analyse(size_t I, bool Unshared);
+  RawResult runWorker(const std::string &File,
+                      llvm::ArrayRef<std::string> Extra);
+  WorkerResult interpret(const std::string &File, const RawResult &Raw);
   void collect();
   void filter();
   std::optional<std::string> report();
@@ -174,6 +206,13 @@ private:
 
   std::vector<std::string> Files;
   std::vector<WorkerResult> Results;
+  std::optional<ResultCache> Cache;
+  FileHashes Hashes;
+  std::vector<std::string> Keys; ///< per file; "" when not cached
+  std::vector<std::unique_ptr<SharedPreamble>> Preambles;
+  std::vector<int> GroupOf;            ///< per file: its preamble or -1
+  std::vector<unsigned> PreambleBytes; ///< per file
+  std::string PreambleDir;
   std::vector<Finding> Findings;
   std::vector<Finding> Remarks; ///< --verbose: on stderr, not in reports
   SourceCache Sources;
@@ -271,48 +310,76 @@ std::optional<std::string> Batch::select() {
   return std::nullopt;
 }
 
-WorkerResult Batch::analyse(const std::string &File) {
-  WorkerResult R;
-  if (auto Err = checkSourceFile(File)) { // no worker for a missing file
-    R.Failure = *Err;
-    return R;
-  }
+/// Runs one worker on \p File with \p Extra arguments; with a cache, it
+/// also writes the unit's dependency list.
+RawResult Batch::runWorker(const std::string &File,
+                           llvm::ArrayRef<std::string> Extra) {
+  RawResult Raw;
   TempFiles Temp;
-  if (std::error_code EC = Temp.create("torch-tidy-worker", {"yaml", "log"})) {
-    R.Failure = "cannot create a temporary file: " + EC.message();
-    return R;
+  if (std::error_code EC =
+          Temp.create("torch-tidy-worker", {"yaml", "log", "d"})) {
+    Raw.RC = -1;
+    Raw.ErrMsg = "cannot create a temporary file: " + EC.message();
+    return Raw;
   }
-  StringRef Yaml = Temp[0], Log = Temp[1];
-  std::string ExportArg = "--export-fixes=" + Yaml.str();
-  std::vector<StringRef> Argv = {Self, WorkerFlag, File, ExportArg, "--quiet"};
-  Argv.insert(Argv.end(), C.TidyArgs.begin(), C.TidyArgs.end());
+  StringRef Yaml = Temp[0], Log = Temp[1], Deps = Temp[2];
+  std::vector<std::string> Args = {Self, WorkerFlag.str(), File,
+                                   "--export-fixes=" + Yaml.str(), "--quiet"};
+  Args.insert(Args.end(), Extra.begin(), Extra.end());
+  if (Cache)
+    for (StringRef A : {StringRef("-dependency-file"), Deps, StringRef("-MT"),
+                        StringRef("unit"), StringRef("-sys-header-deps")})
+      // Joined -Xclang=: clang-tidy strips "-M..." arguments from commands.
+      Args.push_back(("--extra-arg=-Xclang=" + A).str());
+  Args.insert(Args.end(), C.TidyArgs.begin(), C.TidyArgs.end());
   if (C.HasFixed) {
-    Argv.push_back("--");
-    Argv.insert(Argv.end(), C.Fixed.begin(), C.Fixed.end());
+    Args.push_back("--");
+    Args.insert(Args.end(), C.Fixed.begin(), C.Fixed.end());
   }
+  std::vector<StringRef> Argv(Args.begin(), Args.end());
   std::optional<StringRef> Redirects[] = {StringRef(""), StringRef(Log),
                                           StringRef(Log)};
-  std::string ErrMsg;
   std::optional<llvm::sys::ProcessStatistics> Stats;
-  int RC = llvm::sys::ExecuteAndWait(Self, Argv, std::nullopt, Redirects, 0, 0,
-                                     &ErrMsg, nullptr, &Stats);
+  Raw.RC = llvm::sys::ExecuteAndWait(Self, Argv, std::nullopt, Redirects, 0, 0,
+                                     &Raw.ErrMsg, nullptr, &Stats);
   if (Stats)
-    R.PeakKiB = Stats->PeakMemory;
-  auto LogBuf = llvm::MemoryBuffer::getFile(Log);
-  std::string LogText = LogBuf ? (*LogBuf)->getBuffer().str() : "";
-  auto Diags = readExportedFixes(Yaml);
-  if (RC == -2) { // killed by a signal: whatever it exported is incomplete
-    llvm::consumeError(Diags.takeError());
+    Raw.PeakKiB = Stats->PeakMemory;
+  if (auto Buf = llvm::MemoryBuffer::getFile(Log))
+    Raw.Log = (*Buf)->getBuffer().str();
+  if (auto Buf = llvm::MemoryBuffer::getFile(Yaml))
+    Raw.Yaml = (*Buf)->getBuffer().str();
+  else
+    Raw.YamlError =
+        "cannot read '" + Yaml.str() + "': " + Buf.getError().message();
+  if (Cache) {
+    auto Cmd = compileCommandFor(C, DB.get(), File);
+    Raw.Deps = readDependencyFile(Deps, Cmd ? Cmd->Directory : ".");
+    if (Raw.Deps) // the shared preamble's own header is a temporary
+      llvm::erase_if(*Raw.Deps, [&](const std::string &D) {
+        return !PreambleDir.empty() && StringRef(D).starts_with(PreambleDir);
+      });
+  }
+  return Raw;
+}
+
+WorkerResult Batch::interpret(const std::string &File, const RawResult &Raw) {
+  WorkerResult R;
+  R.PeakKiB = Raw.PeakKiB;
+  if (Raw.RC == -2) { // killed by a signal: whatever it exported is incomplete
     R.Crashed = true;
     R.Failure = "analysis crashed on " + displayPath(File, Root) + " (signal " +
-                std::to_string(signalNumber(ErrMsg)) + ")";
+                std::to_string(signalNumber(Raw.ErrMsg)) + ")";
     return R;
   }
-  if (RC < 0) {
-    llvm::consumeError(Diags.takeError());
-    R.Failure = "could not run the torch-tidy worker: " + ErrMsg;
+  if (Raw.RC < 0) {
+    R.Failure = "could not run the torch-tidy worker: " + Raw.ErrMsg;
     return R;
   }
+  if (Raw.YamlError) {
+    R.Failure = *Raw.YamlError;
+    return R;
+  }
+  auto Diags = parseExportedFixes(Raw.Yaml, File);
   if (!Diags) {
     R.Failure = llvm::toString(Diags.takeError());
     return R;
@@ -329,14 +396,139 @@ WorkerResult Batch::analyse(const std::string &File) {
   }
   bool Gated =
       llvm::any_of(R.Findings, [](const Finding &F) { return F.IsError; });
-  if (!R.Failure && RC != 0 && !Gated) {
-    std::string Why = logReason(LogText);
-    R.Failure = Why.empty() ? "exit code " + std::to_string(RC) : Why;
+  if (!R.Failure && Raw.RC != 0 && !Gated) {
+    std::string Why = logReason(Raw.Log);
+    R.Failure = Why.empty() ? "exit code " + std::to_string(Raw.RC) : Why;
   }
   return R;
 }
 
+WorkerResult Batch::analyse(size_t I, bool Unshared) {
+  const std::string &File = Files[I];
+  if (auto Err = checkSourceFile(File)) { // no worker for a missing file
+    WorkerResult R;
+    R.Failure = *Err;
+    return R;
+  }
+  SharedPreamble *P = Unshared ? nullptr : preambleOf(I);
+  if (P && !P->await())
+    P = nullptr;
+  std::vector<std::string> Extra;
+  if (P)
+    Extra = {"--extra-arg=-include-pch", "--extra-arg=" + P->Pch,
+             "--extra-arg=-Xclang",
+             "--extra-arg=-preamble-bytes=" + std::to_string(PreambleBytes[I]) +
+                 ",1"};
+  RawResult Raw = runWorker(File, Extra);
+  WorkerResult R = interpret(File, Raw);
+  if (P && R.Failure) { // the unshared analysis decides what went wrong
+    Raw = runWorker(File, {});
+    R = interpret(File, Raw);
+    P = nullptr;
+  }
+  if (P)
+    ++S.PreambleUnits;
+  if (!Keys[I].empty() && !R.Failure && Raw.Deps)
+    Cache->store(Keys[I], *Raw.Deps, {Raw.RC, "", Raw.Log, Raw.Yaml}, Hashes);
+  return R;
+}
+
+/// The shared preamble unit \p I waits for, if any.
+Batch::SharedPreamble *Batch::preambleOf(size_t I) {
+  return GroupOf[I] < 0 ? nullptr : Preambles[GroupOf[I]].get();
+}
+
+bool Batch::SharedPreamble::await() {
+  std::unique_lock<std::mutex> L(M);
+  CV.wait(L, [&] { return State != Pending; });
+  return State == Ready;
+}
+
+/// Builds one shared preamble in a child process (in the unit's directory,
+/// so relative include paths resolve as they do for the unit).
+void Batch::build(SharedPreamble &P) {
+  bool Ok = false;
+  {
+    std::error_code EC;
+    llvm::raw_fd_ostream OS(P.Header, EC);
+    if (!EC) {
+      OS << P.Group.Directives;
+      OS.close();
+      Ok = !OS.has_error();
+      OS.clear_error();
+    }
+  }
+  if (Ok) {
+    std::vector<std::string> Args = {Self, BuildPreambleFlag.str(),
+                                     P.Group.Command.Directory, "--"};
+    for (std::string &A : preambleCommand(C, P.Group.Command, P.Group.Options,
+                                          P.Header, P.Pch, P.Deps))
+      Args.push_back(std::move(A));
+    std::vector<StringRef> Argv(Args.begin(), Args.end());
+    std::optional<StringRef> Redirects[] = {StringRef(""), StringRef(P.Log),
+                                            StringRef(P.Log)};
+    Ok = llvm::sys::ExecuteAndWait(Self, Argv, std::nullopt, Redirects) == 0;
+  }
+  std::lock_guard<std::mutex> L(P.M);
+  P.State = Ok ? SharedPreamble::Ready : SharedPreamble::Failed;
+  P.CV.notify_all();
+}
+
+/// With a cache: the units it answers are done; the others are analysed.
+std::vector<size_t> Batch::lookUpCache() {
+  std::vector<size_t> Misses;
+  Keys.assign(Files.size(), "");
+  for (size_t I = 0; I < Files.size(); ++I) {
+    if (Cache && !checkSourceFile(Files[I]))
+      Keys[I] = unitKey(C, DB.get(), Files[I], "batch", Hashes);
+    if (!Keys[I].empty())
+      if (auto Hit = Cache->lookup(Keys[I], Hashes)) {
+        ++S.CacheHits;
+        RawResult Raw;
+        Raw.RC = Hit->ExitCode;
+        Raw.Log = std::move(Hit->Err);
+        Raw.Yaml = std::move(Hit->ExportedFixes);
+        Results[I] = interpret(Files[I], Raw);
+        continue;
+      }
+    if (Cache)
+      ++S.CacheMisses;
+    Misses.push_back(I);
+  }
+  return Misses;
+}
+
+/// Groups of units to analyse that share a preamble, and where it goes.
+void Batch::planPreambles(llvm::ArrayRef<size_t> Units) {
+  GroupOf.assign(Files.size(), -1);
+  // Below three units a preamble costs more than the parses it saves.
+  if (!C.SharedPreamble || Units.size() < 3)
+    return;
+  std::vector<PreambleGroup> Groups = torch_tidy::planPreambles(
+      C, DB.get(), Files, Units, /*MinUnits=*/3, PreambleBytes);
+  if (Groups.empty())
+    return;
+  llvm::SmallString<128> Dir;
+  if (llvm::sys::fs::createUniqueDirectory("torch-tidy-preamble", Dir))
+    return; // analysed unshared
+  PreambleDir = Dir.str().str();
+  for (PreambleGroup &G : Groups) {
+    auto P = std::make_unique<SharedPreamble>();
+    std::string Base = PreambleDir + "/p" + std::to_string(Preambles.size());
+    P->Header = Base + ".h";
+    P->Pch = Base + ".pch";
+    P->Deps = Base + ".d";
+    P->Log = Base + ".log";
+    for (size_t I : G.Units)
+      GroupOf[I] = static_cast<int>(Preambles.size());
+    P->Group = std::move(G);
+    Preambles.push_back(std::move(P));
+  }
+}
+
 /// One worker process per file, C.Jobs at a time; results in file order.
+/// Each shared preamble is built first; with two or more workers, its
+/// first unit is analysed unshared meanwhile.
 void Batch::analyseAll() {
   S.Files = Files;
   if (!C.Checks && !C.Config && !C.ConfigFile) {
@@ -355,19 +547,51 @@ void Batch::analyseAll() {
   ShowProgress = !C.Quiet && !std::getenv("CI") &&
                  llvm::sys::Process::StandardErrIsDisplayed();
   Results.assign(Files.size(), WorkerResult());
-  std::atomic<size_t> Next{0}, Done{0};
+  S.Cached = Cache.has_value();
+  std::vector<size_t> Todo = lookUpCache();
+  planPreambles(Todo);
+
+  struct Job {
+    int Preamble = -1; ///< a preamble to build, else unit Unit
+    size_t Unit = 0;
+    bool Unshared = false;
+  };
+  std::vector<Job> Jobs;
+  for (size_t G = 0; G < Preambles.size(); ++G) {
+    Jobs.push_back({static_cast<int>(G), 0, false});
+    if (S.Jobs > 1)
+      Jobs.push_back({-1, Preambles[G]->Group.Units.front(), true});
+  }
+  for (size_t I : Todo)
+    if (GroupOf[I] < 0)
+      Jobs.push_back({-1, I, false});
+  for (const auto &P : Preambles)
+    for (size_t I : P->Group.Units)
+      if (S.Jobs == 1 || I != P->Group.Units.front())
+        Jobs.push_back({-1, I, false});
+
+  std::atomic<size_t> Next{0}, Done{Files.size() - Todo.size()};
   auto Work = [&] {
-    for (size_t I; (I = Next++) < Files.size();) {
-      progress(Done, Files.size(), Files[I]);
-      Results[I] = analyse(Files[I]);
-      progress(++Done, Files.size(), Files[I]);
+    for (size_t J; (J = Next++) < Jobs.size();) {
+      const Job &Jb = Jobs[J];
+      if (Jb.Preamble >= 0) {
+        build(*Preambles[Jb.Preamble]);
+        continue;
+      }
+      progress(Done, Files.size(), Files[Jb.Unit]);
+      Results[Jb.Unit] = analyse(Jb.Unit, Jb.Unshared);
+      progress(++Done, Files.size(), Files[Jb.Unit]);
     }
   };
   std::vector<std::thread> Threads;
-  for (unsigned J = 0; J < std::min<size_t>(S.Jobs, Files.size()); ++J)
+  for (unsigned J = 0; J < std::min<size_t>(S.Jobs, Jobs.size()); ++J)
     Threads.emplace_back(Work);
   for (std::thread &T : Threads)
     T.join();
+  if (!PreambleDir.empty())
+    (void)llvm::sys::fs::remove_directories(PreambleDir);
+  if (Cache)
+    Cache->trim();
 }
 
 /// Findings of every worker, located, deduplicated, sorted, fingerprinted.

@@ -1,5 +1,6 @@
 //===- CommandLine.cpp ----------------------------------------------------===//
 #include "CommandLine.h"
+#include "ResultCache.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringExtras.h"
 
@@ -34,6 +35,44 @@ static const char *const BatchValueOptions[] = {
     "shard",    "doc-base-url",   "source-root"};
 static const char *const NotInBatch[] = {"fix", "fix-errors", "fix-notes",
                                          "export-fixes"};
+
+static const char *const OwnValueOptions[] = {"cache-dir", "cache-max-size",
+                                              "shared-preamble"};
+
+unsigned ownFlagArity(StringRef A) {
+  if (A == WorkerFlag || A == BuildPreambleFlag || A == "--verbose" ||
+      A == "-verbose")
+    return 1;
+  if (!A.starts_with("-"))
+    return 0;
+  auto [Name, Value] = A.ltrim('-').split('=');
+  if (!llvm::is_contained(OwnValueOptions, Name))
+    return 0;
+  return A.contains('=') ? 1 : 2;
+}
+
+/// Stores torch-tidy's own flag \p Name; false (with C.Error set) for a bad
+/// value.
+static bool setOwnFlag(CommandLine &C, StringRef Name, const std::string &V) {
+  if (Name == "cache-dir") {
+    C.CacheDir = V;
+  } else if (Name == "cache-max-size") {
+    auto N = parseSize(V);
+    if (!N) {
+      C.Error = "invalid --cache-max-size '" + V +
+                "': expected a size such as 500M, 2G or 65536";
+      return false;
+    }
+    C.CacheMaxBytes = *N;
+  } else if (Name == "shared-preamble") {
+    if (V != "on" && V != "off") {
+      C.Error = "invalid --shared-preamble '" + V + "': expected on or off";
+      return false;
+    }
+    C.SharedPreamble = V == "on";
+  }
+  return true;
+}
 
 bool tidyOptionTakesValue(StringRef Name) {
   return llvm::is_contained(TidyValueOptions, Name);
@@ -105,8 +144,20 @@ CommandLine parseCommandLine(const std::vector<std::string> &Args) {
         C.HasResourceDir |= StringRef(F).contains("-resource-dir");
       break;
     }
-    if (isOwnFlag(A)) { // --verbose travels as an environment variable
-      (A == WorkerFlag ? C.IsWorker : C.Verbose) = true;
+    if (unsigned Arity = ownFlagArity(A)) {
+      if (A == WorkerFlag)
+        C.IsWorker = true;
+      else if (A == BuildPreambleFlag)
+        C.BuildsPreamble = true;
+      else if (A == "--verbose" || A == "-verbose")
+        C.Verbose = true; // travels as an environment variable
+      else if (Arity == 2 && I + 1 >= Args.size()) {
+        C.Error = "missing value for '" + A.str() + "'";
+        return C;
+      } else if (!setOwnFlag(C, A.ltrim('-').split('=').first,
+                             Arity == 2 ? Args[++I]
+                                        : A.split('=').second.str()))
+        return C;
       continue;
     }
     if (!A.starts_with("-") || A == "-") {

@@ -6,6 +6,7 @@
 #define TORCH_TIDY_TOOL_COMMANDLINE_H
 
 #include "llvm/ADT/StringRef.h"
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
@@ -15,6 +16,10 @@ namespace torch_tidy {
 /// Internal flag the batch driver passes to its workers: the parent already
 /// validated the input, so the worker goes straight to clang-tidy.
 inline constexpr llvm::StringLiteral WorkerFlag = "--torch-tidy-worker";
+/// Internal flag: `torch-tidy --torch-tidy-build-preamble -- CLANG ARGS...`
+/// builds one shared preamble (SharedPreamble.h) for the batch driver.
+inline constexpr llvm::StringLiteral BuildPreambleFlag =
+    "--torch-tidy-build-preamble";
 
 struct CommandLine {
   // Batch mode's own flags.
@@ -27,6 +32,12 @@ struct CommandLine {
   bool MergeSarif = false;
   bool Quiet = false;
   bool Verbose = false; ///< --verbose: the device checks' skip remarks
+
+  // Speed, in every mode (docs/performance.md).
+  std::optional<std::string> CacheDir; ///< --cache-dir or TORCH_TIDY_CACHE_DIR
+  uint64_t CacheMaxBytes = 1ull << 30; ///< --cache-max-size
+  bool SharedPreamble = true;          ///< --shared-preamble=on|off (batch)
+  bool BuildsPreamble = false;         ///< internal: BuildPreambleFlag
 
   // The clang-tidy options torch-tidy looks at.
   std::vector<std::string> Sources; ///< positional arguments before "--"
@@ -54,11 +65,11 @@ struct CommandLine {
   }
 };
 
-/// True for the flags torch-tidy takes for itself and never passes on to
-/// clang-tidy: the worker flag and --verbose.
-inline bool isOwnFlag(llvm::StringRef A) {
-  return A == WorkerFlag || A == "--verbose" || A == "-verbose";
-}
+/// How many arguments torch-tidy's own flag \p A takes from argv (1, or 2
+/// when its value follows), or 0 when it is not one. They are never passed
+/// on to clang-tidy: the internal flags, --verbose, --cache-dir,
+/// --cache-max-size and --shared-preamble.
+unsigned ownFlagArity(llvm::StringRef A);
 
 /// True for a clang-tidy option that takes a value ("-p build", "-p=build").
 bool tidyOptionTakesValue(llvm::StringRef Name);

@@ -36,11 +36,16 @@ llvm::Expected<std::vector<Finding>> readExportedFixes(StringRef Path) {
   if (!Buf)
     return llvm::createStringError(Buf.getError(), "cannot read '%s'",
                                    Path.str().c_str());
+  return parseExportedFixes((*Buf)->getBuffer(), Path);
+}
+
+llvm::Expected<std::vector<Finding>> parseExportedFixes(StringRef Text,
+                                                        StringRef Path) {
   std::vector<Finding> Out;
-  if ((*Buf)->getBuffer().trim().empty())
+  if (Text.trim().empty())
     return Out;
   tooling::TranslationUnitDiagnostics TU;
-  llvm::yaml::Input In((*Buf)->getBuffer());
+  llvm::yaml::Input In(Text);
   In >> TU;
   if (In.error())
     return llvm::createStringError(In.error(), "malformed fixes file '%s'",

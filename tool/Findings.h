@@ -47,6 +47,9 @@ struct Finding {
 /// offsets only (see SourceCache::locate). Relative paths are resolved
 /// against the diagnostic's build directory.
 llvm::Expected<std::vector<Finding>> readExportedFixes(llvm::StringRef Path);
+/// The same from the YAML text itself; \p Path names it in errors.
+llvm::Expected<std::vector<Finding>> parseExportedFixes(llvm::StringRef Text,
+                                                        llvm::StringRef Path);
 
 /// Source files read once and shared by every finding that points into them.
 class SourceCache {

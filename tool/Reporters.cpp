@@ -91,9 +91,13 @@ void writeSummary(llvm::raw_ostream &OS, const std::vector<Finding> &Findings,
 }
 
 void writeStats(llvm::raw_ostream &OS, const RunSummary &S) {
-  OS << llvm::formatv(
-      "Stats: -j {0}, {1:f1} s, peak worker memory {2} (mean {3})\n", S.Jobs,
-      S.Seconds, mib(S.PeakKiB), mib(S.MeanPeakKiB));
+  OS << llvm::formatv("Stats: -j {0}, {1:f1} s, ", S.Jobs, S.Seconds);
+  OS << "shared preamble in " << S.PreambleUnits << " of "
+     << (S.Files.size() - S.CacheHits) << " analysed units, ";
+  if (S.Cached)
+    OS << "cache " << S.CacheHits << " hits " << S.CacheMisses << " misses, ";
+  OS << llvm::formatv("peak worker memory {0} (mean {1})\n", mib(S.PeakKiB),
+                      mib(S.MeanPeakKiB));
 }
 
 static json::Object jsonPos(const Position &P, const ReportOptions &Opts) {

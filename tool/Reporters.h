@@ -4,6 +4,7 @@
 
 #include "Findings.h"
 #include "llvm/Support/raw_ostream.h"
+#include <atomic>
 #include <cstdint>
 
 namespace torch_tidy {
@@ -23,6 +24,10 @@ struct RunSummary {
   unsigned Jobs = 1;
   double Seconds = 0;
   uint64_t PeakKiB = 0, MeanPeakKiB = 0; ///< per-worker peak resident memory
+  /// They depend on what earlier runs left, so they are stats, not report.
+  std::atomic<unsigned> PreambleUnits{0}; ///< units that shared a preamble
+  unsigned CacheHits = 0, CacheMisses = 0;
+  bool Cached = false; ///< a result cache was used
 };
 
 struct ReportOptions {

@@ -4,8 +4,11 @@
 // single-file run is validated, then handed to clangTidyMain with the clang
 // resource directory supplied and torch-* alone enabled unless configured.
 #include "BatchDriver.h"
+#include "CachedRun.h"
 #include "CommandLine.h"
 #include "InputValidation.h"
+#include "SharedPreamble.h"
+#include "UnitKey.h"
 #include "Version.h"
 #include "clang-tidy/tool/ClangTidyMain.h"
 #include "llvm/ADT/StringRef.h"
@@ -48,6 +51,21 @@ int main(int argc, const char **argv) {
   (void)TorchTidyModuleAnchorSource;
   std::vector<std::string> Args(argv, argv + argc);
   torch_tidy::CommandLine C = torch_tidy::parseCommandLine(Args);
+  if (!C.CacheDir)
+    if (const char *Dir = std::getenv("TORCH_TIDY_CACHE_DIR"))
+      C.CacheDir = Dir;   // "" turns it off
+  if (C.BuildsPreamble) { // for the batch driver: DIR -- CLANG ARGS...
+    if (C.Sources.size() != 1 || C.Fixed.empty() ||
+        llvm::sys::fs::set_current_path(C.Sources.front())) {
+      llvm::errs() << "torch-tidy: error: bad preamble request\n";
+      return 2;
+    }
+    if (auto Err = torch_tidy::buildPreamble(C.Fixed)) {
+      llvm::errs() << "torch-tidy: error: shared preamble: " << *Err << "\n";
+      return 2;
+    }
+    return 0;
+  }
 
   if (C.WantsVersion) {
     llvm::outs() << "torch-tidy version " << TORCH_TIDY_VERSION << "\n"
@@ -61,6 +79,7 @@ int main(int argc, const char **argv) {
     setenv("TORCH_TIDY_VERBOSE", "1", 1);
   if (C.isBatch())
     return torch_tidy::runBatch(C, argv[0]);
+  std::unique_ptr<clang::tooling::CompilationDatabase> DB;
   if (C.IsWorker) {
     injectFault(C);
     // The parent validated everything but the file itself, which may have
@@ -70,9 +89,25 @@ int main(int argc, const char **argv) {
         llvm::errs() << "torch-tidy: error: " << *Err << "\n";
         return 2;
       }
-  } else if (auto Err = torch_tidy::validateInputs(C)) {
+  } else if (auto Err = torch_tidy::validateInputs(C, &DB)) {
     llvm::errs() << "torch-tidy: error: " << *Err << "\n";
     return 2;
+  }
+  std::string Self = llvm::sys::fs::getMainExecutable(
+      argv[0], reinterpret_cast<void *>(&injectFault));
+  if (torch_tidy::cacheApplies(C)) {
+    std::vector<std::string> Rest;
+    for (int I = 1; I < argc; ++I) {
+      if (llvm::StringRef(argv[I]) == "--") {
+        Rest.insert(Rest.end(), argv + I, argv + argc);
+        break;
+      }
+      if (unsigned Own = torch_tidy::ownFlagArity(argv[I]))
+        I += Own - 1;
+      else
+        Rest.push_back(argv[I]);
+    }
+    return torch_tidy::runCached(C, DB.get(), Self, Rest);
   }
 
   std::vector<std::string> Extra;
@@ -82,24 +117,12 @@ int main(int argc, const char **argv) {
   // Without checks on the command line: torch-* alone, or added to a
   // project's .clang-tidy that does not name them (the first source's
   // configuration decides; batch workers have one source).
-  if (!C.Checks && !C.Config && !C.ConfigFile) {
-    using torch_tidy::TorchChecksInConfig;
-    switch (torch_tidy::torchChecksInConfig(
-        C.Sources.empty() ? "" : C.Sources.front())) {
-    case TorchChecksInConfig::NoConfig:
-      Extra.push_back("--checks=-*,torch-*");
-      break;
-    case TorchChecksInConfig::NotMentioned:
-      Extra.push_back("--checks=torch-*"); // appended to the file's Checks
-      break;
-    case TorchChecksInConfig::Enabled:
-    case TorchChecksInConfig::Disabled:
-      break;
-    }
-  }
+  if (auto Checks = torch_tidy::addedChecks(
+          C, C.Sources.empty() ? "" : C.Sources.front()))
+    Extra.push_back("--checks=" + *Checks);
 
   // Our additions go right after argv[0], before any "--"; our own flags
-  // (isOwnFlag) are never passed on.
+  // (ownFlagArity) are never passed on.
   std::vector<const char *> NewArgv{argv[0]};
   for (const std::string &E : Extra)
     NewArgv.push_back(E.c_str());
@@ -107,8 +130,10 @@ int main(int argc, const char **argv) {
   for (int I = 1; I < argc; ++I) {
     llvm::StringRef A = argv[I];
     AfterDashDash |= A == "--";
-    if (!AfterDashDash && torch_tidy::isOwnFlag(A))
+    if (unsigned Own = AfterDashDash ? 0 : torch_tidy::ownFlagArity(A)) {
+      I += Own - 1;
       continue;
+    }
     NewArgv.push_back(argv[I]);
   }
   return clang::tidy::clangTidyMain(static_cast<int>(NewArgv.size()),
