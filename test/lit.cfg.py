@@ -40,6 +40,8 @@ common += " --"
 config.substitutions.append(("%check_torch_tidy",
                              "%s %s %s" % (config.python, check_script, common)))
 config.substitutions.append(("%torch_flags", flags))
+# Without the tests' precompiled header: <torch/torch.h> parsed in full.
+config.substitutions.append(("%full_parse_flags", config.torch_flags))
 config.substitutions.append(("%torch-tidy", config.torch_tidy))
 config.substitutions.append(("%torch-clangd", config.torch_clangd))
 config.substitutions.append(("%clang-tidy-22", config.clang_tidy_22))

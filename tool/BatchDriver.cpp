@@ -616,7 +616,10 @@ void Batch::collect() {
     for (Finding &F : R.Findings)
       Findings.push_back(std::move(F));
   }
-  S.MeanPeakKiB = Files.empty() ? 0 : SumKiB / Files.size();
+  size_t Measured = llvm::count_if(Results, [](const WorkerResult &R) {
+    return R.PeakKiB > 0;
+  }); // a cache hit runs no worker
+  S.MeanPeakKiB = Measured ? SumKiB / Measured : 0;
   for (Finding &F : Findings)
     Sources.locate(F);
   dedupeAndSort(Findings);

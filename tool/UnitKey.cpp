@@ -110,8 +110,17 @@ std::string unitKey(const CommandLine &C,
   static const std::string Build = buildIdentity();
   OS << "build " << Build << "\nmode " << Mode << "\nsource " << Source << " "
      << Content << "\nargs";
-  for (const std::string &A : C.TidyArgs)
+  // Where the fixes are exported is not part of the result; whether they
+  // are is (the entry holds them).
+  for (size_t I = 0; I < C.TidyArgs.size(); ++I) {
+    StringRef A = C.TidyArgs[I];
+    if (A.ltrim('-').split('=').first == "export-fixes") {
+      OS << " --export-fixes";
+      I += !A.contains('=');
+      continue;
+    }
     OS << " " << A;
+  }
   OS << "\nquiet " << C.Quiet << "\nfixed " << C.HasFixed;
   for (const std::string &A : C.Fixed)
     OS << " " << A;

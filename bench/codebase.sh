@@ -1,0 +1,102 @@
+#!/usr/bin/env bash
+# bench/codebase.sh [BUILD_DIR] [UNITS] [JOBS]: a whole codebase of UNITS
+# (default 10) LibTorch translation units, each parsing <torch/torch.h> in
+# full, analysed at -j JOBS (default 2), side by side in one run:
+#   anchor  stock clang-tidy-22 --load TorchTidyPlugin.so, one process per
+#           file (xargs -P JOBS), as CMAKE_CXX_CLANG_TIDY or run-clang-tidy do
+#   cold    torch-tidy -p with an empty result cache (shared preamble on)
+#   warm    the same again, nothing changed
+#   edited  one unit edited (a new finding in it)
+# Prints the wall times, anchor/cold and anchor/warm, and checks that every
+# mode reports the same findings and that the edited run re-analyses only
+# the edited unit and reports its new finding. A benchmark, not a test.
+set -euo pipefail
+BUILD=$(cd "${1:-build}" && pwd)
+UNITS=${2:-10}
+JOBS=${3:-2}
+TT=$BUILD/bin/torch-tidy
+PLUGIN=$BUILD/lib/TorchTidyPlugin.so
+[ -x "$TT" ] && [ -f "$PLUGIN" ] || { echo "build torch-tidy first" >&2; exit 2; }
+FLAGS=$(sed -n 's/^config.torch_flags = "\(.*\)"$/\1/p' "$BUILD/test/lit.site.cfg.py")
+
+DIR=$(mktemp -d -t torch-tidy-codebase.XXXXXX)
+trap 'rm -rf "$DIR"' EXIT
+for i in $(seq 1 "$UNITS"); do
+  cat > "$DIR/unit$i.cpp" <<CPP
+// unit $i of a small training codebase
+#include <torch/torch.h>
+#include <vector>
+
+struct Net$i : torch::nn::Module {
+  torch::nn::Linear fc{nullptr};
+  Net$i() { fc = register_module("fc", torch::nn::Linear(8, 1)); }
+  torch::Tensor forward(torch::Tensor x) { return fc->forward(x); }
+};
+
+double train$i(Net$i &net, torch::optim::SGD &opt, torch::Device device) {
+  double total = 0;
+  for (int step = 0; step < 100; ++step) {
+    torch::Tensor x = torch::randn({16, 8}).to(device);
+    x.to(device);
+    opt.zero_grad();
+    torch::Tensor loss = net.forward(x).pow(2).mean();
+    loss.backward();
+    opt.step();
+    total += loss.item<double>();
+  }
+  return total;
+}
+CPP
+done
+python3 - "$DIR" "$FLAGS" "$UNITS" <<'PY'
+import json, sys
+d, flags, n = sys.argv[1], sys.argv[2], int(sys.argv[3])
+json.dump([{"directory": d, "file": "unit%d.cpp" % i,
+            "command": "clang++ %s -c unit%d.cpp -o unit%d.o" % (flags, i, i)}
+           for i in range(1, n + 1)], open(d + "/compile_commands.json", "w"))
+PY
+
+now() { date +%s.%N; }
+# The anchor's findings, one "file:line:col: check" per line.
+anchor() {
+  (cd "$DIR" && ls unit*.cpp | xargs -P "$JOBS" -I{} \
+    clang-tidy-22 --load "$PLUGIN" --checks='-*,torch-*' --quiet -p "$DIR" {} \
+    2>/dev/null) | sed -n 's/^\([^ ]*:[0-9]*:[0-9]*\): warning: .*\[\(torch-[a-z-]*\)\]$/\1: \2/p' \
+    | sed "s|^$DIR/||" | sort > "$DIR/$1.findings"
+}
+tidy() { # NAME: a torch-tidy batch run with the cache
+  (cd "$DIR" && CI=1 "$TT" -p "$DIR" -j "$JOBS" --cache-dir "$DIR/cache" \
+    --format=json --output "$DIR/$1.json" 2> "$DIR/$1.log") || true
+  python3 - "$DIR/$1.json" > "$DIR/$1.findings" <<'PY'
+import json, sys
+for f in json.load(open(sys.argv[1]))["findings"]:
+    print("%s:%d:%d: %s" % (f["file"], f["line"], f["column"], f["check"]))
+PY
+  sort -o "$DIR/$1.findings" "$DIR/$1.findings"
+}
+timed() { local s e; s=$(now); "$@"; e=$(now); echo "$e - $s" | bc; }
+
+echo "torch-tidy codebase benchmark: $UNITS LibTorch units, -j $JOBS, $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg)"
+TA=$(timed anchor anchor)
+TC=$(timed tidy cold)
+TW=$(timed tidy warm)
+cat >> "$DIR/unit1.cpp" <<'CPP'
+void edited(torch::Tensor t, torch::Device d) { t.cuda(); }
+CPP
+TE=$(timed tidy edited)
+
+printf '  anchor (clang-tidy-22 --load, per file): %7.1f s\n' "$TA"
+printf '  torch-tidy, empty cache:                 %7.1f s   %s\n' "$TC" "$(grep '^Stats:' "$DIR/cold.log")"
+printf '  torch-tidy, warm cache:                  %7.2f s   %s\n' "$TW" "$(grep '^Stats:' "$DIR/warm.log")"
+printf '  torch-tidy, one unit edited:             %7.1f s   %s\n' "$TE" "$(grep '^Stats:' "$DIR/edited.log")"
+printf '  anchor / cold: %.2f   anchor / warm: %.1f\n' \
+  "$(echo "$TA / $TC" | bc -l)" "$(echo "$TA / $TW" | bc -l)"
+for m in cold warm; do
+  cmp -s "$DIR/anchor.findings" "$DIR/$m.findings" \
+    && echo "  $m: the same $(wc -l < "$DIR/$m.findings") findings as the anchor" \
+    || echo "  $m: findings DIFFER from the anchor"
+done
+NEW=$(comm -13 "$DIR/warm.findings" "$DIR/edited.findings")
+grep -q 'cache [0-9]* hits 1 misses' "$DIR/edited.log" \
+  && echo "  edited: only the edited unit was analysed; new finding: ${NEW:-NONE}" \
+  || echo "  edited: UNEXPECTED re-analysis: $(grep '^Stats:' "$DIR/edited.log")"
