@@ -59,6 +59,15 @@ Whole-codebase runs (batch mode; see docs/ci.md):
   compilation database or flag).
 
 In every mode:
+  --cache-dir DIR      keep each unit's result in DIR (also
+                       TORCH_TIDY_CACHE_DIR) and replay it while the unit, the
+                       files it includes, its arguments, the configuration and
+                       torch-tidy are unchanged; --fix runs are not cached
+  --cache-max-size SIZE  bound of the cache (default 1G; e.g. 500M, 2G); the
+                       least recently used entries are evicted first
+  --shared-preamble=on|off   batch mode: units with the same LibTorch
+                       includes and flags share one precompiled preamble,
+                       built once per run (default on; same results)
   --verbose            the checks built on the device analysis (device-mismatch,
                        host-access-device-tensor and the four transfer checks)
                        add a remark for each function the analysis skipped,
