@@ -3,6 +3,7 @@
 #include "utils/ASTHelpers.h"
 #include "utils/AutogradHistory.h"
 #include "utils/CheckOptions.h"
+#include "utils/HotLoops.h"
 #include "utils/TorchTypes.h"
 #include "clang/AST/ASTContext.h"
 #include "clang/ASTMatchers/ASTMatchFinder.h"
@@ -259,6 +260,37 @@ static bool needsParens(const Expr *E) {
   return !isa<CallExpr>(E);
 }
 
+/// True when a local \p D lives across steps: it outlives a loop of
+/// \p Loops (outermost first) that calls backward() or an optimizer or
+/// iterates a data loader, or one that calls forward(), unless \p D is made
+/// afresh by an enclosing hot loop or \p Fn is a module's forward(): there
+/// a forward() loop runs over layers, levels or tasks within one step
+/// (`Tensor loss = zeros({});` in the step, then `loss += w * task`).
+/// Storage that outlives the function (a member, a global, a reference)
+/// may live across the calls of a step, and counts.
+static bool livesAcrossSteps(const ValueDecl *D,
+                             llvm::ArrayRef<const Stmt *> Loops,
+                             const FunctionDecl *Fn, const SourceManager &SM) {
+  const auto *VD = dyn_cast<VarDecl>(D);
+  if (!VD || !VD->hasLocalStorage() || VD->getType()->isReferenceType())
+    return true;
+  const auto *MD = dyn_cast<CXXMethodDecl>(Fn);
+  const bool InForward =
+      MD && MD->getIdentifier() && MD->getName() == "forward";
+  const bool MadeInStep = llvm::any_of(Loops, [&](const Stmt *L) {
+    return isPerIteration(D, L, SM) && utils::findHotMarker(L);
+  });
+  for (const Stmt *L : Loops) {
+    if (isPerIteration(D, L, SM))
+      continue; // L's iterations each start D afresh
+    utils::HotMarker M = utils::findHotMarker(L);
+    if (M && (M.Kind != utils::HotMarkerKind::Forward ||
+              (!MadeInStep && !InForward)))
+      return true;
+  }
+  return false;
+}
+
 void LossAccumulationCheck::check(const MatchFinder::MatchResult &Result) {
   const auto *Fn = Result.Nodes.getNodeAs<FunctionDecl>("fn");
   const SourceManager &SM = *Result.SourceManager;
@@ -278,7 +310,7 @@ void LossAccumulationCheck::check(const MatchFinder::MatchResult &Result) {
         Loop = L;
         break;
       }
-    if (!Loop)
+    if (!Loop || !livesAcrossSteps(C.TargetDecl, C.Loops, Fn, SM))
       continue;
     SourceLocation Loc = C.Store->getBeginLoc();
     const bool InMacro = Loc.isMacroID() || C.Store->getEndLoc().isMacroID();

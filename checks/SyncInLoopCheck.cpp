@@ -3,6 +3,7 @@
 #include "utils/ASTHelpers.h"
 #include "utils/CheckOptions.h"
 #include "utils/DeviceFlow.h"
+#include "utils/HostEvents.h"
 #include "utils/HostSync.h"
 #include "utils/TorchTypes.h"
 #include "clang/AST/ASTContext.h"
@@ -138,6 +139,9 @@ struct SyncInLoopCheck::Walk {
   const FunctionDecl *Fn;
   /// Calls whose value is thrown away (`x.to(torch::kCPU);`).
   llvm::SmallPtrSet<const Expr *, 8> Discarded;
+  /// Statements right before or after a clock read: a synchronize there
+  /// makes the timing right and is not a stall.
+  llvm::SmallPtrSet<const Expr *, 4> NextToClock;
 
   void statementPosition(const Stmt *S) {
     const auto *E = dyn_cast_or_null<Expr>(S);
@@ -211,6 +215,13 @@ struct SyncInLoopCheck::Walk {
     if (const auto *CS = dyn_cast<CompoundStmt>(S)) {
       for (const Stmt *Child : CS->body())
         statementPosition(Child);
+      auto Body = CS->body();
+      for (auto It = Body.begin(); It != Body.end(); ++It)
+        if (const auto *E = dyn_cast<Expr>(*It);
+            E && ((It != Body.begin() && utils::readsClock(*std::prev(It))) ||
+                  (std::next(It) != Body.end() &&
+                   utils::readsClock(*std::next(It)))))
+          NextToClock.insert(utils::stripImplicit(E));
     } else if (const auto *SC = dyn_cast<SwitchCase>(S)) {
       statementPosition(SC->getSubStmt());
     } else if (const auto *L = dyn_cast<LabelStmt>(S)) {
@@ -218,7 +229,9 @@ struct SyncInLoopCheck::Walk {
     } else if (const auto *E = dyn_cast<Expr>(S)) {
       auto [Subject, Op] =
           Check.classify(E, !Discarded.contains(utils::stripImplicit(E)), Ctx);
-      if (!Subject.empty() && !readsCPUTensor(E, Op, Fn, Ctx))
+      bool TimingWait = Op && Op->Wait == SyncWait::AllWork &&
+                        NextToClock.contains(utils::stripImplicit(E));
+      if (!Subject.empty() && !readsCPUTensor(E, Op, Fn, Ctx) && !TimingWait)
         Check.report(E, Subject, Op, Marker, Ctx.getSourceManager());
       else if (const CallExpr *Inside = hiddenSyncOf(E))
         Check.report(E, utils::syncSubject(cast<CallExpr>(E)), nullptr, Marker,
@@ -272,7 +285,8 @@ void SyncInLoopCheck::check(const MatchFinder::MatchResult &Result) {
   utils::HotMarker Marker = utils::findHotMarker(Loop);
   if (!Marker)
     return;
-  Walk W{*this, Marker, Ctx, Result.Nodes.getNodeAs<FunctionDecl>("fn"), {}};
+  Walk W{*this, Marker, Ctx, Result.Nodes.getNodeAs<FunctionDecl>("fn"),
+         {},    {}};
   W.markLoopPositions(Loop);
   for (const Stmt *Part : utils::iterationParts(Loop))
     W.visit(Part);

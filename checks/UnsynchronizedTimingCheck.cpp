@@ -18,35 +18,15 @@ namespace clang::tidy::torch {
 using utils::DeviceFlow;
 using utils::HostEvent;
 
-static const StringRef ClockFunctions[] = {"now",           "clock",
-                                           "gettimeofday",  "clock_gettime",
-                                           "omp_get_wtime", "MPI_Wtime"};
-
 void UnsynchronizedTimingCheck::registerMatchers(MatchFinder *Finder) {
-  auto ClockRead = callExpr(callee(functionDecl(hasAnyName(ClockFunctions))));
+  auto ClockRead =
+      callExpr(callee(functionDecl(hasAnyName(utils::clockFunctions()))));
   Finder->addMatcher(functionDecl(isDefinition(),
                                   unless(isExpansionInSystemHeader()),
                                   unless(utils::lambdaInFunction()),
                                   hasBody(hasDescendant(ClockRead)))
                          .bind("fn"),
                      this);
-}
-
-/// True for the host clocks: std::chrono::*_clock::now(), clock(),
-/// gettimeofday, clock_gettime, omp_get_wtime, MPI_Wtime.
-static bool isClockRead(const CallExpr *Call) {
-  const FunctionDecl *FD = Call->getDirectCallee();
-  if (!FD || !FD->getIdentifier())
-    return false;
-  StringRef Name = FD->getName();
-  if (const auto *MD = dyn_cast<CXXMethodDecl>(FD))
-    return Name == "now" && MD->isStatic() &&
-           utils::outermostNamespace(MD) == "std" &&
-           MD->getParent()->getName().ends_with("_clock");
-  bool CFunction =
-      FD->getDeclContext()->getRedeclContext()->isTranslationUnit() ||
-      utils::outermostNamespace(FD) == "std";
-  return CFunction && Name != "now" && llvm::is_contained(ClockFunctions, Name);
 }
 
 /// The variable a clock read stores its time in: the one it initialises or
@@ -87,7 +67,7 @@ void UnsynchronizedTimingCheck::check(const MatchFinder::MatchResult &Result) {
   ASTContext &Ctx = *Result.Context;
   std::vector<HostEvent> Events = utils::hostEvents(Fn->getBody());
   if (llvm::count_if(Events, [](const HostEvent &E) {
-        return E.Call && isClockRead(E.Call);
+        return E.Call && utils::isClockRead(E.Call);
       }) < 2)
     return;
   const DeviceFlow *Flow = utils::analyzedFlow(*this, Fn, Ctx, Verbose);
@@ -105,7 +85,7 @@ void UnsynchronizedTimingCheck::check(const MatchFinder::MatchResult &Result) {
   for (const HostEvent &E : Events) {
     if (!E.Call)
       continue;
-    if (!isClockRead(E.Call)) {
+    if (!utils::isClockRead(E.Call)) {
       switch (utils::classifyHostCall(E.Call, *Flow, Ctx)) {
       case utils::HostCallKind::DeviceWork:
         Pending = E.Call;

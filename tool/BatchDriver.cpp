@@ -114,7 +114,8 @@ writeReport(const CommandLine &C,
 struct RawResult {
   int RC = 0;
   std::string ErrMsg, Log, Yaml;
-  std::optional<std::string> YamlError; ///< the export could not be read
+  std::optional<std::string> SetupError; ///< no worker could be started
+  std::optional<std::string> YamlError;  ///< the export could not be read
   std::optional<std::vector<std::string>> Deps; ///< with a cache
   uint64_t PeakKiB = 0;
 };
@@ -327,8 +328,7 @@ RawResult Batch::runWorker(const std::string &File,
   TempFiles Temp;
   if (std::error_code EC =
           Temp.create("torch-tidy-worker", {"yaml", "log", "d"})) {
-    Raw.RC = -1;
-    Raw.ErrMsg = "cannot create a temporary file: " + EC.message();
+    Raw.SetupError = "cannot create a temporary file: " + EC.message();
     return Raw;
   }
   StringRef Yaml = Temp[0], Log = Temp[1], Deps = Temp[2];
@@ -374,6 +374,10 @@ RawResult Batch::runWorker(const std::string &File,
 WorkerResult Batch::interpret(const std::string &File, const RawResult &Raw) {
   WorkerResult R;
   R.PeakKiB = Raw.PeakKiB;
+  if (Raw.SetupError) {
+    R.Failure = *Raw.SetupError;
+    return R;
+  }
   if (Raw.RC == -2) { // killed by a signal: whatever it exported is incomplete
     R.Crashed = true;
     R.Failure = "analysis crashed on " + displayPath(File, Root) + " (signal " +

@@ -19,6 +19,7 @@ static bool isNonDifferentiable(StringRef Name) {
       .Cases({"isinf", "isfinite", "nonzero", "sizes", "numel"}, true)
       .Cases({"zeros_like", "ones_like", "empty_like", "full_like"}, true)
       .Cases({"rand_like", "randn_like", "randint_like", "bucketize"}, true)
+      .Cases({"multinomial", "randint", "randperm", "searchsorted"}, true)
       .Default(Name.starts_with("logical_"));
 }
 

@@ -179,4 +179,32 @@ HostCallKind classifyHostCall(const CallExpr *Call, const DeviceFlow &Flow,
   return HostCallKind::MayWait;
 }
 
+static const StringRef ClockFunctions[] = {"now",           "clock",
+                                           "gettimeofday",  "clock_gettime",
+                                           "omp_get_wtime", "MPI_Wtime"};
+
+llvm::ArrayRef<StringRef> clockFunctions() { return ClockFunctions; }
+
+bool isClockRead(const CallExpr *Call) {
+  const FunctionDecl *FD = Call->getDirectCallee();
+  if (!FD || !FD->getIdentifier())
+    return false;
+  StringRef Name = FD->getName();
+  if (const auto *MD = dyn_cast<CXXMethodDecl>(FD))
+    return Name == "now" && MD->isStatic() && outermostNamespace(MD) == "std" &&
+           MD->getParent()->getName().ends_with("_clock");
+  bool CFunction =
+      FD->getDeclContext()->getRedeclContext()->isTranslationUnit() ||
+      outermostNamespace(FD) == "std";
+  return CFunction && Name != "now" && llvm::is_contained(ClockFunctions, Name);
+}
+
+bool readsClock(const Stmt *S) {
+  if (!S || isa<LambdaExpr>(S))
+    return false;
+  if (const auto *Call = dyn_cast<CallExpr>(S); Call && isClockRead(Call))
+    return true;
+  return llvm::any_of(S->children(), readsClock);
+}
+
 } // namespace clang::tidy::torch::utils

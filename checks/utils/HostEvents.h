@@ -70,6 +70,17 @@ DeviceValue workDevice(const CallExpr *Call, const DeviceFlow &Flow);
 /// ...) and views (view, select, detach, ...).
 bool launchesNoKernel(StringRef TensorMethod);
 
+/// The names of the host clocks isClockRead knows, for a matcher's
+/// hasAnyName.
+llvm::ArrayRef<StringRef> clockFunctions();
+
+/// True for a read of a host clock: std::chrono::*_clock::now(), clock(),
+/// gettimeofday, clock_gettime, omp_get_wtime, MPI_Wtime.
+bool isClockRead(const CallExpr *Call);
+
+/// True when \p S reads a host clock (not counting lambdas defined in it).
+bool readsClock(const Stmt *S);
+
 } // namespace clang::tidy::torch::utils
 
 #endif // TORCH_TIDY_UTILS_HOSTEVENTS_H

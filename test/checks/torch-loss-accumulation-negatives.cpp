@@ -111,3 +111,68 @@ void no_source(const std::vector<torch::Tensor> &xs) {
     total += x.sum();
   }
 }
+
+// Issue 14, from real code: none of these keeps a graph past one step.
+void apply_step(torch::Tensor loss, torch::optim::SGD &opt) {
+  loss.backward();
+  opt.step();
+}
+
+// Per-step composition: the total is made afresh in every step, summed over
+// the tasks, then handed to a function that calls backward().
+void multi_task(torch::nn::Linear heads, torch::optim::SGD &opt,
+                const std::vector<torch::Tensor> &tasks, torch::Tensor y) {
+  const float weight = 0.5f;
+  for (int step = 0; step < 100; ++step) {
+    opt.zero_grad();
+    torch::Tensor loss = torch::zeros({});
+    for (const auto &x : tasks)
+      loss += torch::mse_loss(heads->forward(x), y) * weight;
+    apply_step(loss, opt);
+  }
+}
+
+// Per-level outputs collected in forward() and returned for the caller's
+// backward().
+struct PyramidImpl : torch::nn::Module {
+  PyramidImpl() {
+    for (int i = 0; i < 3; ++i)
+      levels.push_back(register_module("l" + std::to_string(i),
+                                       torch::nn::Linear(4, 4)));
+  }
+  std::vector<torch::Tensor> forward(torch::Tensor x) {
+    std::vector<torch::Tensor> outs;
+    for (auto &level : levels) {
+      x = level->forward(x);
+      outs.push_back(x);
+    }
+    return outs;
+  }
+  torch::Tensor fused(torch::Tensor x) {
+    torch::Tensor sum = torch::zeros({});
+    for (const auto &o : forward(x))
+      sum = sum + o.mean();
+    return sum;
+  }
+  std::vector<torch::nn::Linear> levels;
+};
+TORCH_MODULE(Pyramid);
+
+// A per-scale loop in a loss function.
+torch::Tensor multi_scale_loss(const std::vector<torch::Tensor> &preds,
+                               const std::vector<torch::Tensor> &targets) {
+  std::vector<torch::Tensor> per_scale;
+  for (size_t s = 0; s < preds.size(); ++s)
+    per_scale.push_back(torch::mse_loss(preds[s], targets[s]));
+  return torch::stack(per_scale).sum();
+}
+
+// Integer tensors carry no graph.
+void sampled_ids(torch::nn::Linear model, torch::Tensor x) {
+  std::vector<torch::Tensor> ids, samples;
+  for (int step = 0; step < 10; ++step) {
+    auto logits = model->forward(x);
+    ids.push_back(logits.argmax(1));
+    samples.push_back(torch::multinomial(logits.softmax(1), 1));
+  }
+}

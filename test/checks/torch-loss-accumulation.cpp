@@ -143,3 +143,22 @@ void jit_module(torch::jit::Module &module, const std::vector<torch::Tensor> &xs
     // CHECK-FIXES: outs.push_back(out.detach());
   }
 }
+
+// Made afresh every epoch, yet it outlives the training steps of the epoch.
+void per_epoch(Net &net, torch::optim::SGD &opt,
+               const std::vector<torch::Tensor> &batches) {
+  for (int epoch = 0; epoch < 3; ++epoch) {
+    std::vector<torch::Tensor> epoch_losses;
+    for (const auto &x : batches) {
+      opt.zero_grad();
+      auto loss = torch::mse_loss(net.forward(x), x);
+      loss.backward();
+      opt.step();
+      epoch_losses.push_back(loss);
+      // CHECK-MESSAGES: :[[@LINE-1]]:7: warning: 'loss' is stored with its autograd graph in 'epoch_losses', which outlives this loop
+      // CHECK-MESSAGES: :[[@LINE-7]]:5: note: the loop that repeats the store
+      // CHECK-MESSAGES: :[[@LINE-3]]:30: note: if only the value is needed
+      // CHECK-FIXES: epoch_losses.push_back(loss.detach());
+    }
+  }
+}
