@@ -180,7 +180,7 @@ private:
   struct SharedPreamble {
     PreambleGroup Group;
     std::string Header, Pch, Deps, Log;
-    enum { Pending, Ready, Failed } State = Pending;
+    enum : unsigned char { Pending, Ready, Failed } State = Pending;
     std::mutex M;
     std::condition_variable CV;
     bool await(); ///< waits for the build; true when it succeeded
@@ -441,7 +441,7 @@ WorkerResult Batch::analyse(size_t I, bool Unshared) {
   }
   if (P)
     ++S.PreambleUnits;
-  if (!Keys[I].empty() && !R.Failure && Raw.Deps)
+  if (Cache && !Keys[I].empty() && !R.Failure && Raw.Deps)
     Cache->store(Keys[I], *Raw.Deps, {Raw.RC, "", Raw.Log, Raw.Yaml}, Hashes);
   return R;
 }
@@ -494,7 +494,7 @@ std::vector<size_t> Batch::lookUpCache() {
   for (size_t I = 0; I < Files.size(); ++I) {
     if (Cache && !checkSourceFile(Files[I]))
       Keys[I] = unitKey(C, DB.get(), Files[I], "batch", Hashes);
-    if (!Keys[I].empty())
+    if (Cache && !Keys[I].empty())
       if (auto Hit = Cache->lookup(Keys[I], Hashes)) {
         ++S.CacheHits;
         RawResult Raw;

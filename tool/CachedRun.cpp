@@ -75,7 +75,7 @@ int runCached(const CommandLine &C,
   // The child prints to files: colour is decided here, and keyed.
   bool Color = !ColorGiven && llvm::sys::Process::StandardOutHasColors();
   const std::string &Source = C.Sources.front();
-  llvm::SmallString<256> Dir(*C.CacheDir);
+  llvm::SmallString<256> Dir(C.CacheDir.value_or(".")); // cacheApplies
   (void)llvm::sys::fs::make_absolute(Dir);
   ResultCache Cache(Dir.str().str(), C.CacheMaxBytes);
   FileHashes Hashes;
