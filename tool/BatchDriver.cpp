@@ -179,7 +179,7 @@ private:
   /// A precompiled preamble shared by a group of units, built once.
   struct SharedPreamble {
     PreambleGroup Group;
-    std::string Header, Pch, Deps, Log;
+    std::string Header, Pch, Log;
     enum : unsigned char { Pending, Ready, Failed } State = Pending;
     std::mutex M;
     std::condition_variable CV;
@@ -192,8 +192,7 @@ private:
   void build(SharedPreamble &P);
   SharedPreamble *preambleOf(size_t I);
   WorkerResult analyse(size_t I, bool Unshared);
-  RawResult runWorker(const std::string &File,
-                      llvm::ArrayRef<std::string> Extra);
+  RawResult runWorker(size_t I, llvm::ArrayRef<std::string> Extra);
   WorkerResult interpret(const std::string &File, const RawResult &Raw);
   void collect();
   void filter();
@@ -218,7 +217,8 @@ private:
   std::vector<WorkerResult> Results;
   std::optional<ResultCache> Cache;
   FileHashes Hashes;
-  std::vector<std::string> Keys; ///< per file; "" when not cached
+  std::vector<UnitInputs> Inputs; ///< per file, with a cache or preamble
+  std::vector<std::string> Keys;  ///< per file; "" when not cached
   std::vector<std::unique_ptr<SharedPreamble>> Preambles;
   std::vector<int> GroupOf;            ///< per file: its preamble or -1
   std::vector<unsigned> PreambleBytes; ///< per file
@@ -320,10 +320,10 @@ std::optional<std::string> Batch::select() {
   return std::nullopt;
 }
 
-/// Runs one worker on \p File with \p Extra arguments; with a cache, it
+/// Runs one worker on unit \p I with \p Extra arguments; with a cache, it
 /// also writes the unit's dependency list.
-RawResult Batch::runWorker(const std::string &File,
-                           llvm::ArrayRef<std::string> Extra) {
+RawResult Batch::runWorker(size_t I, llvm::ArrayRef<std::string> Extra) {
+  const std::string &File = Files[I];
   RawResult Raw;
   TempFiles Temp;
   if (std::error_code EC =
@@ -336,10 +336,8 @@ RawResult Batch::runWorker(const std::string &File,
                                    "--export-fixes=" + Yaml.str(), "--quiet"};
   Args.insert(Args.end(), Extra.begin(), Extra.end());
   if (Cache)
-    for (StringRef A : {StringRef("-dependency-file"), Deps, StringRef("-MT"),
-                        StringRef("unit"), StringRef("-sys-header-deps")})
-      // Joined -Xclang=: clang-tidy strips "-M..." arguments from commands.
-      Args.push_back(("--extra-arg=-Xclang=" + A).str());
+    for (std::string &A : dependencyFileArgs(Deps))
+      Args.push_back(std::move(A));
   Args.insert(Args.end(), C.TidyArgs.begin(), C.TidyArgs.end());
   if (C.HasFixed) {
     Args.push_back("--");
@@ -361,8 +359,7 @@ RawResult Batch::runWorker(const std::string &File,
     Raw.YamlError =
         "cannot read '" + Yaml.str() + "': " + Buf.getError().message();
   if (Cache) {
-    auto Cmd = compileCommandFor(C, DB.get(), File);
-    Raw.Deps = readDependencyFile(Deps, Cmd ? Cmd->Directory : ".");
+    Raw.Deps = readDependencyFile(Deps, Inputs[I].directory());
     if (Raw.Deps) // the shared preamble's own header is a temporary
       llvm::erase_if(*Raw.Deps, [&](const std::string &D) {
         return !PreambleDir.empty() && StringRef(D).starts_with(PreambleDir);
@@ -432,10 +429,10 @@ WorkerResult Batch::analyse(size_t I, bool Unshared) {
              "--extra-arg=-Xclang",
              "--extra-arg=-preamble-bytes=" + std::to_string(PreambleBytes[I]) +
                  ",1"};
-  RawResult Raw = runWorker(File, Extra);
+  RawResult Raw = runWorker(I, Extra);
   WorkerResult R = interpret(File, Raw);
   if (P && R.Failure) { // the unshared analysis decides what went wrong
-    Raw = runWorker(File, {});
+    Raw = runWorker(I, {});
     R = interpret(File, Raw);
     P = nullptr;
   }
@@ -474,8 +471,8 @@ void Batch::build(SharedPreamble &P) {
   if (Ok) {
     std::vector<std::string> Args = {Self, BuildPreambleFlag.str(),
                                      P.Group.Command.Directory, "--"};
-    for (std::string &A : preambleCommand(C, P.Group.Command, P.Group.Options,
-                                          P.Header, P.Pch, P.Deps))
+    for (std::string &A :
+         preambleCommand(C, P.Group.Command, P.Group.Options, P.Header, P.Pch))
       Args.push_back(std::move(A));
     std::vector<StringRef> Argv(Args.begin(), Args.end());
     std::optional<StringRef> Redirects[] = {StringRef(""), StringRef(P.Log),
@@ -492,9 +489,13 @@ std::vector<size_t> Batch::lookUpCache() {
   std::vector<size_t> Misses;
   Keys.assign(Files.size(), "");
   for (size_t I = 0; I < Files.size(); ++I) {
-    if (Cache && !checkSourceFile(Files[I]))
-      Keys[I] = unitKey(C, DB.get(), Files[I], "batch", Hashes);
-    if (Cache && !Keys[I].empty())
+    if (!Cache) {
+      Misses.push_back(I);
+      continue;
+    }
+    if (!checkSourceFile(Files[I]))
+      Keys[I] = unitKey(C, Files[I], Inputs[I], "batch", Hashes);
+    if (!Keys[I].empty())
       if (auto Hit = Cache->lookup(Keys[I], Hashes)) {
         ++S.CacheHits;
         RawResult Raw;
@@ -504,8 +505,7 @@ std::vector<size_t> Batch::lookUpCache() {
         Results[I] = interpret(Files[I], Raw);
         continue;
       }
-    if (Cache)
-      ++S.CacheMisses;
+    ++S.CacheMisses;
     Misses.push_back(I);
   }
   return Misses;
@@ -518,7 +518,7 @@ void Batch::planPreambles(llvm::ArrayRef<size_t> Units) {
   if (!C.SharedPreamble || Units.size() < 3)
     return;
   std::vector<PreambleGroup> Groups = torch_tidy::planPreambles(
-      C, DB.get(), Files, Units, /*MinUnits=*/3, PreambleBytes);
+      Files, Inputs, Units, /*MinUnits=*/3, PreambleBytes);
   if (Groups.empty())
     return;
   llvm::SmallString<128> Dir;
@@ -530,7 +530,6 @@ void Batch::planPreambles(llvm::ArrayRef<size_t> Units) {
     std::string Base = PreambleDir + "/p" + std::to_string(Preambles.size());
     P->Header = Base + ".h";
     P->Pch = Base + ".pch";
-    P->Deps = Base + ".d";
     P->Log = Base + ".log";
     for (size_t I : G.Units)
       GroupOf[I] = static_cast<int>(Preambles.size());
@@ -561,6 +560,11 @@ void Batch::analyseAll() {
                  llvm::sys::Process::StandardErrIsDisplayed();
   Results.assign(Files.size(), WorkerResult());
   S.Cached = Cache.has_value();
+  // Each unit's command and configuration, looked up once for the cache
+  // key, the preamble groups and the dependency list.
+  if (Cache || C.SharedPreamble)
+    for (const std::string &F : Files)
+      Inputs.push_back(unitInputs(C, DB.get(), F));
   std::vector<size_t> Todo = lookUpCache();
   planPreambles(Todo);
 

@@ -79,8 +79,9 @@ int runCached(const CommandLine &C,
   (void)llvm::sys::fs::make_absolute(Dir);
   ResultCache Cache(Dir.str().str(), C.CacheMaxBytes);
   FileHashes Hashes;
+  UnitInputs U = unitInputs(C, DB, Source);
   std::string Key =
-      unitKey(C, DB, Source, Color ? "single color" : "single", Hashes);
+      unitKey(C, Source, U, Color ? "single color" : "single", Hashes);
   std::optional<std::string> Export = exportFixesPath(C);
   if (!Key.empty())
     if (auto Hit = Cache.lookup(Key, Hashes))
@@ -95,9 +96,8 @@ int runCached(const CommandLine &C,
   std::vector<std::string> Child = {Self.str(), WorkerFlag.str()};
   if (Color)
     Child.push_back("--use-color");
-  for (StringRef A : {StringRef("-dependency-file"), Temp[2], StringRef("-MT"),
-                      StringRef("unit"), StringRef("-sys-header-deps")})
-    Child.push_back(("--extra-arg=-Xclang=" + A).str());
+  for (std::string &A : dependencyFileArgs(Temp[2]))
+    Child.push_back(std::move(A));
   Child.insert(Child.end(), Args.begin(), Args.end());
   std::vector<StringRef> Argv(Child.begin(), Child.end());
   std::optional<StringRef> Redirects[] = {std::nullopt, Temp[0], Temp[1]};
@@ -118,8 +118,7 @@ int runCached(const CommandLine &C,
   // changing (a header created where none was found): never stored.
   if (Key.empty() || StringRef(R.Err).contains("Found compiler error"))
     return RC;
-  auto Cmd = compileCommandFor(C, DB, Source);
-  if (auto Deps = readDependencyFile(Temp[2], Cmd ? Cmd->Directory : ".")) {
+  if (auto Deps = readDependencyFile(Temp[2], U.directory())) {
     Cache.store(Key, *Deps, R, Hashes);
     Cache.trim();
   }

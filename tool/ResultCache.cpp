@@ -211,6 +211,14 @@ void ResultCache::trim() {
   }
 }
 
+std::vector<std::string> dependencyFileArgs(StringRef DepFile) {
+  std::vector<std::string> Args;
+  for (StringRef A : {StringRef("-dependency-file"), DepFile, StringRef("-MT"),
+                      StringRef("unit"), StringRef("-sys-header-deps")})
+    Args.push_back(("--extra-arg=-Xclang=" + A).str());
+  return Args;
+}
+
 std::optional<std::vector<std::string>> readDependencyFile(StringRef Path,
                                                            StringRef Dir) {
   auto Buf = llvm::MemoryBuffer::getFile(Path);

@@ -64,6 +64,11 @@ private:
   uint64_t MaxBytes;
 };
 
+/// The clang-tidy arguments that make it write a unit's dependency list,
+/// system headers included, to \p DepFile. Joined -Xclang=: clang-tidy
+/// strips "-M..." arguments from compile commands.
+std::vector<std::string> dependencyFileArgs(llvm::StringRef DepFile);
+
 /// The files a Make-style dependency file lists as prerequisites, absolute
 /// (relative ones resolved against \p Dir); nothing when it is unreadable.
 std::optional<std::vector<std::string>> readDependencyFile(llvm::StringRef Path,

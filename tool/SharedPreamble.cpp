@@ -1,6 +1,5 @@
 //===- SharedPreamble.cpp -------------------------------------------------===//
 #include "SharedPreamble.h"
-#include "UnitKey.h"
 #include "Version.h"
 #include "clang/Basic/Diagnostic.h"
 #include "clang/Basic/DiagnosticOptions.h"
@@ -146,7 +145,7 @@ bool hasForcedInclude(const clang::tooling::CompileCommand &Cmd) {
 std::vector<std::string>
 preambleCommand(const CommandLine &C, const clang::tooling::CompileCommand &Cmd,
                 const clang::tidy::ClangTidyOptions &Options, StringRef Header,
-                StringRef Pch, StringRef Deps) {
+                StringRef Pch) {
   std::vector<std::string> Args = argsWithoutSource(Cmd);
   if (Args.empty())
     return Args;
@@ -167,10 +166,7 @@ preambleCommand(const CommandLine &C, const clang::tooling::CompileCommand &Cmd,
     Args.insert(Args.end(), Options.ExtraArgs->begin(),
                 Options.ExtraArgs->end());
   // Implicit instantiations done once here, not again in every unit.
-  for (StringRef A : {"-fpch-instantiate-templates", "-MD", "-MF"})
-    Args.push_back(A.str());
-  Args.push_back(Deps.str());
-  for (StringRef A : {"-MT", "preamble", "-x", "c++-header"})
+  for (StringRef A : {"-fpch-instantiate-templates", "-x", "c++-header"})
     Args.push_back(A.str());
   Args.push_back(Header.str());
   Args.push_back("-o");
@@ -227,16 +223,16 @@ std::optional<std::string> buildPreamble(llvm::ArrayRef<std::string> Args) {
   return std::nullopt;
 }
 
-std::vector<PreambleGroup>
-planPreambles(const CommandLine &C,
-              const clang::tooling::CompilationDatabase *DB,
-              llvm::ArrayRef<std::string> Files, llvm::ArrayRef<size_t> Units,
-              size_t MinUnits, std::vector<unsigned> &Bytes) {
+std::vector<PreambleGroup> planPreambles(llvm::ArrayRef<std::string> Files,
+                                         llvm::ArrayRef<UnitInputs> Inputs,
+                                         llvm::ArrayRef<size_t> Units,
+                                         size_t MinUnits,
+                                         std::vector<unsigned> &Bytes) {
   Bytes.assign(Files.size(), 0);
   std::vector<PreambleGroup> Groups;
   std::map<std::string, size_t> ByKey; // ordered: groups in file order
   for (size_t I : Units) {
-    auto Cmd = compileCommandFor(C, DB, Files[I]);
+    const auto &Cmd = Inputs[I].Command;
     if (!Cmd || hasForcedInclude(*Cmd))
       continue;
     auto Buf = llvm::MemoryBuffer::getFile(Files[I]);
@@ -245,7 +241,7 @@ planPreambles(const CommandLine &C,
     std::optional<Preamble> P = scanPreamble((*Buf)->getBuffer());
     if (!P)
       continue;
-    clang::tidy::ClangTidyOptions Options = effectiveOptions(C, Files[I]);
+    const clang::tidy::ClangTidyOptions &Options = Inputs[I].Options;
     if (!onlyTorchChecks(Options))
       continue;
     std::string Key = preambleGroupKey(*Cmd) + '\0' + P->Directives;

@@ -9,6 +9,7 @@
 #define TORCH_TIDY_TOOL_SHAREDPREAMBLE_H
 
 #include "CommandLine.h"
+#include "UnitKey.h"
 #include "clang-tidy/ClangTidyOptions.h"
 #include "clang/Tooling/CompilationDatabase.h"
 #include "llvm/ADT/ArrayRef.h"
@@ -30,14 +31,13 @@ struct Preamble {
 std::optional<Preamble> scanPreamble(llvm::StringRef Source);
 
 /// The clang command line that builds \p Header into \p Pch for units
-/// compiled by \p Cmd under \p Options, with \p Deps receiving its dependency
-/// list: the unit's own command as clang-tidy would run it, minus the source
-/// and outputs, plus torch-tidy's and the configuration's extra arguments.
+/// compiled by \p Cmd under \p Options: the unit's own command as
+/// clang-tidy would run it, minus the source and outputs, plus torch-tidy's
+/// and the configuration's extra arguments.
 std::vector<std::string>
 preambleCommand(const CommandLine &C, const clang::tooling::CompileCommand &Cmd,
                 const clang::tidy::ClangTidyOptions &Options,
-                llvm::StringRef Header, llvm::StringRef Pch,
-                llvm::StringRef Deps);
+                llvm::StringRef Header, llvm::StringRef Pch);
 
 /// The part of a unit's compile command that decides its preamble; units
 /// with equal keys and equal directives share one.
@@ -52,8 +52,8 @@ bool hasForcedInclude(const clang::tooling::CompileCommand &Cmd);
 /// preamble whose parse says anything could change what units report).
 std::optional<std::string> buildPreamble(llvm::ArrayRef<std::string> Args);
 
-/// Units that share one preamble: the indices of the units of one group,
-/// in order, and each unit's preamble length.
+/// Units that share one preamble: their directives, the command and
+/// configuration it is built with, and the units' indices, in order.
 struct PreambleGroup {
   std::string Directives;
   clang::tooling::CompileCommand Command; ///< its first unit's
@@ -61,14 +61,15 @@ struct PreambleGroup {
   std::vector<size_t> Units;
 };
 
-/// The groups of at least \p MinUnits among \p Files (absolute paths) that
-/// can share a preamble; \p Bytes receives each grouped unit's preamble
-/// length (0 for the others).
-std::vector<PreambleGroup>
-planPreambles(const CommandLine &C,
-              const clang::tooling::CompilationDatabase *DB,
-              llvm::ArrayRef<std::string> Files, llvm::ArrayRef<size_t> Units,
-              size_t MinUnits, std::vector<unsigned> &Bytes);
+/// The groups of at least \p MinUnits among \p Units (indices into
+/// \p Files, absolute paths, and \p Inputs, what each is analysed with)
+/// that can share a preamble; \p Bytes receives each grouped unit's
+/// preamble length (0 for the others).
+std::vector<PreambleGroup> planPreambles(llvm::ArrayRef<std::string> Files,
+                                         llvm::ArrayRef<UnitInputs> Inputs,
+                                         llvm::ArrayRef<size_t> Units,
+                                         size_t MinUnits,
+                                         std::vector<unsigned> &Bytes);
 
 } // namespace torch_tidy
 

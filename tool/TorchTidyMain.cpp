@@ -47,6 +47,24 @@ static void injectFault(const torch_tidy::CommandLine &C) {
     (void)llvm::sys::fs::remove(C.Sources.front());
 }
 
+/// argv[1..] without torch-tidy's own flags (ownFlagArity), which clang-tidy
+/// must never see; everything from "--" on is kept as it is.
+static std::vector<std::string> argsWithoutOwnFlags(int argc,
+                                                    const char **argv) {
+  std::vector<std::string> Rest;
+  for (int I = 1; I < argc; ++I) {
+    if (llvm::StringRef(argv[I]) == "--") {
+      Rest.insert(Rest.end(), argv + I, argv + argc);
+      break;
+    }
+    if (unsigned Own = torch_tidy::ownFlagArity(argv[I]))
+      I += Own - 1;
+    else
+      Rest.push_back(argv[I]);
+  }
+  return Rest;
+}
+
 int main(int argc, const char **argv) {
   (void)TorchTidyModuleAnchorSource;
   std::vector<std::string> Args(argv, argv + argc);
@@ -93,20 +111,10 @@ int main(int argc, const char **argv) {
     llvm::errs() << "torch-tidy: error: " << *Err << "\n";
     return 2;
   }
-  std::string Self = llvm::sys::fs::getMainExecutable(
-      argv[0], reinterpret_cast<void *>(&injectFault));
+  std::vector<std::string> Rest = argsWithoutOwnFlags(argc, argv);
   if (torch_tidy::cacheApplies(C)) {
-    std::vector<std::string> Rest;
-    for (int I = 1; I < argc; ++I) {
-      if (llvm::StringRef(argv[I]) == "--") {
-        Rest.insert(Rest.end(), argv + I, argv + argc);
-        break;
-      }
-      if (unsigned Own = torch_tidy::ownFlagArity(argv[I]))
-        I += Own - 1;
-      else
-        Rest.push_back(argv[I]);
-    }
+    std::string Self = llvm::sys::fs::getMainExecutable(
+        argv[0], reinterpret_cast<void *>(&injectFault));
     return torch_tidy::runCached(C, DB.get(), Self, Rest);
   }
 
@@ -121,21 +129,12 @@ int main(int argc, const char **argv) {
           C, C.Sources.empty() ? "" : C.Sources.front()))
     Extra.push_back("--checks=" + *Checks);
 
-  // Our additions go right after argv[0], before any "--"; our own flags
-  // (ownFlagArity) are never passed on.
+  // Our additions go right after argv[0], before any "--".
   std::vector<const char *> NewArgv{argv[0]};
   for (const std::string &E : Extra)
     NewArgv.push_back(E.c_str());
-  bool AfterDashDash = false;
-  for (int I = 1; I < argc; ++I) {
-    llvm::StringRef A = argv[I];
-    AfterDashDash |= A == "--";
-    if (unsigned Own = AfterDashDash ? 0 : torch_tidy::ownFlagArity(A)) {
-      I += Own - 1;
-      continue;
-    }
-    NewArgv.push_back(argv[I]);
-  }
+  for (const std::string &A : Rest)
+    NewArgv.push_back(A.c_str());
   return clang::tidy::clangTidyMain(static_cast<int>(NewArgv.size()),
                                     NewArgv.data());
 }

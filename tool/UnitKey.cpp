@@ -99,9 +99,14 @@ static std::string buildIdentity() {
   return Id;
 }
 
-std::string unitKey(const CommandLine &C,
-                    const clang::tooling::CompilationDatabase *DB,
-                    StringRef Source, StringRef Mode, FileHashes &Hashes) {
+UnitInputs unitInputs(const CommandLine &C,
+                      const clang::tooling::CompilationDatabase *DB,
+                      StringRef Source) {
+  return {compileCommandFor(C, DB, Source), effectiveOptions(C, Source)};
+}
+
+std::string unitKey(const CommandLine &C, StringRef Source, const UnitInputs &U,
+                    StringRef Mode, FileHashes &Hashes) {
   std::string Content = Hashes.get(Source);
   if (Content.empty())
     return "";
@@ -126,13 +131,12 @@ std::string unitKey(const CommandLine &C,
     OS << " " << A;
   const char *Verbose = std::getenv("TORCH_TIDY_VERBOSE");
   OS << "\nverbose " << (Verbose ? Verbose : "") << "\ncommand ";
-  if (auto Cmd = compileCommandFor(C, DB, Source)) {
-    OS << Cmd->Directory;
-    for (const std::string &A : Cmd->CommandLine)
+  if (U.Command) {
+    OS << U.Command->Directory;
+    for (const std::string &A : U.Command->CommandLine)
       OS << " " << A;
   }
-  OS << "\nconfig\n"
-     << clang::tidy::configurationAsText(effectiveOptions(C, Source));
+  OS << "\nconfig\n" << clang::tidy::configurationAsText(U.Options);
   return hashHex(Material);
 }
 

@@ -40,13 +40,25 @@ compileCommandFor(const CommandLine &C,
                   const clang::tooling::CompilationDatabase *DB,
                   llvm::StringRef Source);
 
+/// What a unit is analysed with, looked up once per unit.
+struct UnitInputs {
+  std::optional<clang::tooling::CompileCommand> Command;
+  clang::tidy::ClangTidyOptions Options;
+  /// Where relative paths of the unit resolve: the command's directory.
+  llvm::StringRef directory() const {
+    return Command ? llvm::StringRef(Command->Directory) : ".";
+  }
+};
+UnitInputs unitInputs(const CommandLine &C,
+                      const clang::tooling::CompilationDatabase *DB,
+                      llvm::StringRef Source);
+
 /// The cache key of \p Source: the build of torch-tidy, \p Mode (how the
 /// result will be printed), the arguments, the effective configuration, the
 /// compile command and the unit's content. Empty when the unit cannot be
 /// read.
-std::string unitKey(const CommandLine &C,
-                    const clang::tooling::CompilationDatabase *DB,
-                    llvm::StringRef Source, llvm::StringRef Mode,
+std::string unitKey(const CommandLine &C, llvm::StringRef Source,
+                    const UnitInputs &U, llvm::StringRef Mode,
                     FileHashes &Hashes);
 
 } // namespace torch_tidy
