@@ -2,7 +2,9 @@
 #include "SyncInLoopCheck.h"
 #include "utils/ASTHelpers.h"
 #include "utils/CheckOptions.h"
+#include "utils/DeviceDiagnostics.h"
 #include "utils/DeviceFlow.h"
+#include "utils/GpuUse.h"
 #include "utils/HostEvents.h"
 #include "utils/HostSync.h"
 #include "utils/TorchTypes.h"
@@ -40,7 +42,9 @@ SyncInLoopCheck::SyncInLoopCheck(StringRef Name, ClangTidyContext *Context)
       SyncFunctions(utils::getListOption(*this, Options, "SyncFunctions",
                                          defaultSyncFunctions())),
       AllowInPeriodicGuard(
-          utils::getBoolOption(*this, Options, "AllowInPeriodicGuard", true)) {
+          utils::getBoolOption(*this, Options, "AllowInPeriodicGuard", true)),
+      HostBufferCopies(
+          utils::getBoolOption(*this, Options, "HostBufferCopies", true)) {
   for (const std::string &F : SyncFunctions) {
     if (const SyncOperation *Op = utils::syncOperationByOption(F))
       Enabled |= bit(*Op);
@@ -63,6 +67,7 @@ void SyncInLoopCheck::onEndOfTranslationUnit() {
 void SyncInLoopCheck::storeOptions(ClangTidyOptions::OptionMap &Opts) {
   Options.store(Opts, "SyncFunctions", utils::joinList(SyncFunctions));
   Options.store(Opts, "AllowInPeriodicGuard", AllowInPeriodicGuard);
+  Options.store(Opts, "HostBufferCopies", HostBufferCopies);
 }
 
 void SyncInLoopCheck::registerMatchers(MatchFinder *Finder) {
@@ -181,18 +186,65 @@ struct SyncInLoopCheck::Walk {
     return Subject.empty() ? nullptr : Inside;
   }
 
+  /// A copy from the device into a CPU tensor (`cpu_buf.copy_(out)`,
+  /// `cpu_buf[i] = out`) waits for the device like `.cpu()` does.
+  void reportHostBufferCopy(const Expr *E) {
+    if (!Check.HostBufferCopies || !Fn)
+      return;
+    utils::TensorCopy Copy = utils::copyIntoTensor(E, Ctx);
+    if (!Copy)
+      return;
+    const utils::DeviceFlow &Flow = utils::DeviceFlow::get(Fn, Ctx);
+    utils::DeviceFact From = Flow.factOf(Copy.Source);
+    if (!Flow.isOnCPU(Copy.Destination) || !From.Device.isDeviceSide())
+      return;
+    const SourceManager &SM = Ctx.getSourceManager();
+    SourceLocation Loc = SM.getFileLoc(E->getExprLoc());
+    if (!Check.reportOnce(Loc))
+      return;
+    Check.diag(Loc, "%0 copies a tensor %1 into a CPU tensor, which makes the "
+                    "host wait for the device on every iteration of %2; "
+                    "collect the results on the device and copy them to the "
+                    "host once after the loop")
+        << Copy.Subject << From.Device.describe() << Marker.loopName();
+    utils::noteOrigin(Check, "", Copy.Source, From, SM);
+    Check.diag(SM.getFileLoc(Marker.location()), Marker.describe(),
+               DiagnosticIDs::Note);
+  }
+
   void visitChildren(const Stmt *S) {
     for (const Stmt *Child : S->children())
       visit(Child);
   }
 
+  /// Nested loops and switches being walked: a `break` there does not leave
+  /// the hot loop.
+  unsigned BreakScopes = 0;
+
+  /// True if \p Branch ends by leaving the hot loop (`return`, `throw`, a
+  /// `break` of the hot loop itself): what it runs, it runs once.
+  bool leavesLoop(const Stmt *Branch) const {
+    if (const auto *CS = dyn_cast_or_null<CompoundStmt>(Branch))
+      Branch = CS->body_empty() ? nullptr : CS->body_back();
+    return Branch && (isa<ReturnStmt>(Branch) || isa<CXXThrowExpr>(Branch) ||
+                      (isa<BreakStmt>(Branch) && BreakScopes == 0));
+  }
+
+  void visitInBreakScope(const Stmt *S) {
+    ++BreakScopes;
+    visitChildren(S);
+    --BreakScopes;
+  }
+
   void visit(const Stmt *S) {
     if (!S)
       return;
+    if (isa<SwitchStmt>(S))
+      return visitInBreakScope(S);
     if (utils::isLoop(S)) {
       markLoopPositions(S);
       if (!utils::findHotMarker(S))
-        return visitChildren(S);
+        return visitInBreakScope(S);
       // Hot by itself: only the parts that run once per outer iteration.
       auto Parts = utils::iterationParts(S);
       for (const Stmt *Child : S->children())
@@ -203,14 +255,18 @@ struct SyncInLoopCheck::Walk {
     if (const auto *If = dyn_cast<IfStmt>(S)) {
       statementPosition(If->getThen());
       statementPosition(If->getElse());
-      if (Check.AllowInPeriodicGuard && usesModulo(If->getCond())) {
-        visit(If->getInit());
-        visit(If->getConditionVariableDeclStmt());
-        visit(If->getCond());
+      // A periodic branch runs once per interval, a leaving one once.
+      bool SkipThen = leavesLoop(If->getThen()) ||
+                      (Check.AllowInPeriodicGuard && usesModulo(If->getCond()));
+      bool SkipElse = leavesLoop(If->getElse());
+      visit(If->getInit());
+      visit(If->getConditionVariableDeclStmt());
+      visit(If->getCond());
+      if (!SkipThen)
+        visit(If->getThen());
+      if (!SkipElse)
         visit(If->getElse());
-        return;
-      }
-      return visitChildren(S);
+      return;
     }
     if (const auto *CS = dyn_cast<CompoundStmt>(S)) {
       for (const Stmt *Child : CS->body())
@@ -236,6 +292,8 @@ struct SyncInLoopCheck::Walk {
       else if (const CallExpr *Inside = hiddenSyncOf(E))
         Check.report(E, utils::syncSubject(cast<CallExpr>(E)), nullptr, Marker,
                      Ctx.getSourceManager(), Inside);
+      else if (Subject.empty())
+        reportHostBufferCopy(E);
     }
     visitChildren(S);
   }
@@ -250,12 +308,12 @@ void SyncInLoopCheck::report(const Expr *Call, StringRef Subject,
     return;
   if (Inside) {
     diag(Loc, "%0 makes the host wait for the device on every iteration of "
-              "this %1 loop: it calls %2 inside; call it only under a "
+              "%1: it calls %2 inside; call it only under a "
               "logging interval, or keep the value on the device")
-        << Subject << Marker.loopKind() << utils::syncSubject(Inside);
+        << Subject << Marker.loopName() << utils::syncSubject(Inside);
     diag(SM.getFileLoc(Inside->getExprLoc()), "the host waits here",
          DiagnosticIDs::Note);
-    diag(SM.getFileLoc(Marker.E->getExprLoc()), Marker.describe(),
+    diag(SM.getFileLoc(Marker.location()), Marker.describe(),
          DiagnosticIDs::Note);
     return;
   }
@@ -263,30 +321,33 @@ void SyncInLoopCheck::report(const Expr *Call, StringRef Subject,
   StringRef Message;
   if (Wait == SyncWait::AllWork)
     Message = "%0 makes the host wait for all queued device work on every "
-              "iteration of this %1 loop; remove it, or call it only under a "
+              "iteration of %1; remove it, or call it only under a "
               "timing or logging interval";
   else if (Wait == SyncWait::Shape)
     Message = "%0 makes the host wait for the device on every iteration of "
-              "this %1 loop, because its output size depends on the data; "
+              "%1, because its output size depends on the data; "
               "use a fixed-size form (a mask with torch::where or a "
               "multiplication) or move it out of the loop";
   else
     Message = "%0 makes the host wait for the device on every iteration of "
-              "this %1 loop; accumulate on the device and read the value "
+              "%1; accumulate on the device and read the value "
               "once after the loop, or read it under a logging interval";
-  diag(Loc, Message) << Subject << Marker.loopKind();
-  diag(SM.getFileLoc(Marker.E->getExprLoc()), Marker.describe(),
+  diag(Loc, Message) << Subject << Marker.loopName();
+  diag(SM.getFileLoc(Marker.location()), Marker.describe(),
        DiagnosticIDs::Note);
 }
 
 void SyncInLoopCheck::check(const MatchFinder::MatchResult &Result) {
   const auto *Loop = Result.Nodes.getNodeAs<Stmt>("loop");
   ASTContext &Ctx = *Result.Context;
-  utils::HotMarker Marker = utils::findHotMarker(Loop);
+  // A program that never names a GPU waits for none.
+  if (!utils::mayUseGPU(Ctx))
+    return;
+  const auto *Fn = Result.Nodes.getNodeAs<FunctionDecl>("fn");
+  utils::HotMarker Marker = utils::hotLoop(Loop, Fn, Ctx);
   if (!Marker)
     return;
-  Walk W{*this, Marker, Ctx, Result.Nodes.getNodeAs<FunctionDecl>("fn"),
-         {},    {}};
+  Walk W{*this, Marker, Ctx, Fn, {}, {}};
   W.markLoopPositions(Loop);
   for (const Stmt *Part : utils::iterationParts(Loop))
     W.visit(Part);

@@ -43,6 +43,8 @@ private:
 
   std::vector<std::string> SyncFunctions;
   const bool AllowInPeriodicGuard;
+  /// Also report copies from the device into CPU tensors.
+  const bool HostBufferCopies;
   /// The enabled built-in operations, one bit per SyncOperations entry.
   unsigned Enabled = 0;
   /// Entries of SyncFunctions that name no built-in operation: a bare name

@@ -3,8 +3,16 @@
 #include "utils/ASTHelpers.h"
 #include "utils/CheckOptions.h"
 #include "utils/DeviceFlow.h"
+#include "utils/GpuUse.h"
+#include "utils/HotLoops.h"
 
 namespace clang::tidy::torch {
+
+void TorchCheck::onStartOfTranslationUnit() {
+  Reported.clear();
+  utils::clearHotLoopCache();
+  utils::clearGpuUseCache();
+}
 
 TorchCheck::NoFix TorchCheck::whyNoFix(bool InMacro, const DeclContext *DC) {
   if (InMacro)

@@ -29,8 +29,9 @@ public:
   std::optional<TraversalKind> getCheckTraversalKind() const override {
     return TK_AsIs;
   }
-  /// Checks that override this call it first.
-  void onStartOfTranslationUnit() override { Reported.clear(); }
+  /// Checks that override this call it first. Drops the hot-loop caches
+  /// (utils/HotLoops.h) of the previous translation unit.
+  void onStartOfTranslationUnit() override;
 
 protected:
   /// True the first time it is called with \p Loc in this file.

@@ -1,6 +1,7 @@
 //===- HostSync.cpp - calls that make the host wait for the device -------===//
 #include "HostSync.h"
 #include "ASTHelpers.h"
+#include "HotLoops.h"
 #include "TorchTypes.h"
 #include "clang/AST/DeclCXX.h"
 #include "clang/AST/ExprCXX.h"
@@ -206,8 +207,11 @@ const FunctionDecl *enterable(const FunctionDecl *FD) {
 const CallExpr *syncInBody(const FunctionDecl *Def, unsigned Depth,
                            ASTContext &Ctx);
 
-const CallExpr *findSync(const Stmt *S, unsigned Depth, ASTContext &Ctx) {
-  if (!S || isa<LambdaExpr>(S))
+/// \p SkipLoops: S is in a function that runs once per step, whose loops
+/// are hot (HotLoops.h) and report their own syncs.
+const CallExpr *findSync(const Stmt *S, unsigned Depth, bool SkipLoops,
+                         ASTContext &Ctx) {
+  if (!S || isa<LambdaExpr>(S) || (SkipLoops && isLoop(S)))
     return nullptr;
   if (const auto *Call = dyn_cast<CallExpr>(S)) {
     if (syncOperationOf(Call, /*ResultUsed=*/true, Ctx))
@@ -218,7 +222,7 @@ const CallExpr *findSync(const Stmt *S, unsigned Depth, ASTContext &Ctx) {
         return Found;
   }
   for (const Stmt *Child : S->children())
-    if (const CallExpr *Found = findSync(Child, Depth, Ctx))
+    if (const CallExpr *Found = findSync(Child, Depth, SkipLoops, Ctx))
       return Found;
   return nullptr;
 }
@@ -228,7 +232,8 @@ const CallExpr *syncInBody(const FunctionDecl *Def, unsigned Depth,
   auto [It, New] = HiddenSyncCache.try_emplace({Def, Depth}, nullptr);
   if (!New) // known, or being computed (recursion): none found so far
     return It->second;
-  const CallExpr *Found = findSync(Def->getBody(), Depth, Ctx);
+  const CallExpr *Found = findSync(
+      Def->getBody(), Depth, static_cast<bool>(perStepCall(Def, Ctx)), Ctx);
   HiddenSyncCache[{Def, Depth}] = Found;
   return Found;
 }
@@ -249,6 +254,58 @@ std::string syncSubject(const CallExpr *Call) {
   if (MD && isTensorRecord(MD->getParent()) && FD->getDeclName().isIdentifier())
     return "'Tensor::" + FD->getName().str() + "'";
   return "'" + FD->getQualifiedNameAsString() + "'";
+}
+
+/// The tensor variable a view expression starts from: `dst` in `dst[i]`,
+/// `dst.index({i})`, `dst.select(0, i)[j]`.
+static const Expr *viewBase(const Expr *E) {
+  E = stripImplicit(E);
+  if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(E))
+    if (Op->getOperator() == OO_Subscript)
+      return viewBase(Op->getArg(0));
+  if (const auto *MC = dyn_cast<CXXMemberCallExpr>(E))
+    if (const CXXMethodDecl *MD = MC->getMethodDecl();
+        MD && MD->getIdentifier() && isTensorRecord(MD->getParent()) &&
+        llvm::is_contained({"index", "select", "narrow", "slice", "view"},
+                           MD->getName()))
+      return viewBase(MC->getImplicitObjectArgument());
+  return isa<DeclRefExpr, MemberExpr>(E) ? E : nullptr;
+}
+
+TensorCopy copyIntoTensor(const Expr *E, ASTContext &Ctx) {
+  TensorCopy Copy;
+  if (const auto *MC = dyn_cast<CXXMemberCallExpr>(E)) {
+    const CXXMethodDecl *MD = MC->getMethodDecl();
+    if (!MD || !MD->getIdentifier() || !isTensorRecord(MD->getParent()) ||
+        MC->getNumArgs() == 0 || isNonBlocking(MC, Ctx))
+      return Copy;
+    StringRef Name = MD->getName();
+    unsigned SourceArg = Name == "copy_"         ? 0
+                         : Name == "index_put_"  ? 1
+                         : Name == "index_copy_" ? 2
+                                                 : ~0u;
+    if (SourceArg >= MC->getNumArgs() ||
+        !isTensorType(MC->getArg(SourceArg)->getType()))
+      return Copy;
+    Copy.Destination = viewBase(MC->getImplicitObjectArgument());
+    Copy.Source = MC->getArg(SourceArg);
+    Copy.Subject = "'Tensor::" + Name.str() + "'";
+  } else if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(E)) {
+    const auto *MD = dyn_cast_or_null<CXXMethodDecl>(Op->getDirectCallee());
+    if (Op->getOperator() != OO_Equal || !MD ||
+        !isTensorRecord(MD->getParent()) || Op->getNumArgs() != 2 ||
+        !isTensorType(Op->getArg(1)->getType()))
+      return Copy;
+    const Expr *Target = stripImplicit(Op->getArg(0));
+    if (isa<DeclRefExpr, MemberExpr>(Target))
+      return Copy; // rebinding a variable copies nothing
+    Copy.Destination = viewBase(Target);
+    Copy.Source = Op->getArg(1);
+    Copy.Subject = "assigning a tensor into a view";
+  }
+  if (!Copy.Destination)
+    Copy.Source = nullptr;
+  return Copy;
 }
 
 } // namespace clang::tidy::torch::utils

@@ -68,10 +68,25 @@ std::string syncSubject(const CallExpr *Call);
 /// `.item()`, `torch::nn::utils::clip_grad_norm_`, whose result is read with
 /// `.item()`, and its overloads that forward to it). Bodies of Tensor
 /// methods, of at::/c10:: functions and of std:: are not entered; lambdas
-/// are not entered. Null when there is none. Cached per declaration until
-/// clearHiddenSyncCache() (thread-local).
+/// are not entered, nor the loops of a function that runs once per step
+/// (HotLoops.h: those loops are hot and report their own syncs). Null when
+/// there is none. Cached per declaration until clearHiddenSyncCache()
+/// (thread-local).
 const CallExpr *hiddenSync(const FunctionDecl *FD, ASTContext &Ctx);
 void clearHiddenSyncCache();
+
+/// A copy of one tensor's data into another: `dst.copy_(src)`,
+/// `dst.index_put_({i}, src)`, `dst.index_copy_(0, i, src)`, `dst[i] = src`
+/// or `dst.index({i}) = src` (assignment into a view copies; to a variable
+/// it rebinds). A copy from the device into a CPU tensor waits for the
+/// device; the caller asks DeviceFlow where each side is.
+struct TensorCopy {
+  const Expr *Destination = nullptr; ///< the tensor written: `dst`
+  const Expr *Source = nullptr;
+  std::string Subject; ///< "'Tensor::copy_'", "assigning into 'dst[...]'"
+  explicit operator bool() const { return Source != nullptr; }
+};
+TensorCopy copyIntoTensor(const Expr *E, ASTContext &Ctx);
 
 /// True if \p E denotes the CPU: torch::kCPU, Device(kCPU), Device("cpu"),
 /// TensorOptions on the CPU, a const variable initialised so.

@@ -1,11 +1,16 @@
-//===- HotLoops.cpp - loops that run a training or inference step ---------===//
+//===- HotLoops.cpp - loops that run once per step
+//-------------------------===//
 #include "HotLoops.h"
 #include "ASTHelpers.h"
 #include "TorchModules.h"
 #include "TorchTypes.h"
 #include "clang/AST/DeclCXX.h"
 #include "clang/AST/ExprCXX.h"
+#include "clang/AST/RecursiveASTVisitor.h"
 #include "clang/AST/StmtCXX.h"
+#include "llvm/ADT/DenseMap.h"
+#include <array>
+#include <deque>
 
 namespace clang::tidy::torch::utils {
 
@@ -15,26 +20,75 @@ StringRef HotMarker::loopKind() const {
   case HotMarkerKind::OptimizerStep:
     return "training";
   case HotMarkerKind::Forward:
-    return "inference";
+    return Loss ? "loss-computing" : "inference";
   case HotMarkerKind::DataLoader:
     return "data-loading";
+  default:
+    return "";
   }
-  return "";
+}
+
+std::string HotMarker::loopName() const {
+  switch (Kind) {
+  case HotMarkerKind::InForward:
+  case HotMarkerKind::CalledPerStep:
+    return "this loop in '" + Name + "'";
+  case HotMarkerKind::PerElement:
+    return Name.empty() ? "this loop over a tensor's elements"
+                        : "this loop over '" + Name + "'";
+  default:
+    return ("this " + loopKind() + " loop").str();
+  }
+}
+
+SourceLocation HotMarker::location() const {
+  return E         ? E->getExprLoc()
+         : Forward ? Forward->getLocation()
+                   : SourceLocation();
 }
 
 std::string HotMarker::describe() const {
   switch (Kind) {
   case HotMarkerKind::Backward:
   case HotMarkerKind::OptimizerStep:
+    if (!Via.empty())
+      return "this loop runs a training step: '" + Via + "' calls '" + Name +
+             "'";
     return "this loop runs a training step: '" + Name + "' is called here";
   case HotMarkerKind::Forward:
+    if (!Via.empty())
+      return "this loop runs the model: '" + Via + "' calls it";
+    if (Loss)
+      return "this loop computes a loss: the loss module is called here";
     if (Name == "operator()")
       return "this loop runs the model: the module is called here";
     return "this loop runs the model: '" + Name + "' is called here";
   case HotMarkerKind::DataLoader:
     return "this loop fetches a batch from a data loader on every iteration";
+  case HotMarkerKind::InForward:
+    return "'" + Name + "' runs on every call of the module";
+  case HotMarkerKind::CalledPerStep:
+    return "'" + Name + "' is called here " + Why;
+  case HotMarkerKind::PerElement:
+    return "this loop runs once per element of " +
+           (Name.empty() ? std::string("the tensor") : "'" + Name + "'");
   }
   return "";
+}
+
+/// True when \p Object (a module, or a pointer to one) is a loss:
+/// torch::nn::MSELoss, MSELossImpl, a user's YoloLoss.
+static bool isLossModule(const Expr *Object) {
+  if (!Object)
+    return false;
+  QualType T = Object->IgnoreImpCasts()->getType().getNonReferenceType();
+  if (T->isPointerType())
+    T = T->getPointeeType();
+  const auto *RD = T->getAsCXXRecordDecl();
+  if (!RD || !RD->getIdentifier())
+    return false;
+  StringRef Name = RD->getName();
+  return Name.ends_with("Loss") || Name.ends_with("LossImpl");
 }
 
 /// If \p E is itself a hot marker, describes it.
@@ -54,10 +108,14 @@ static HotMarker asHotMarker(const Expr *E) {
   };
   if (const auto *MD = dyn_cast<CXXMethodDecl>(FD)) {
     const CXXRecordDecl *RD = MD->getParent();
-    if (MD->getOverloadedOperator() == OO_Call)
-      return isForwardableModuleClass(RD)
-                 ? Found(HotMarkerKind::Forward, "operator()")
-                 : M;
+    if (MD->getOverloadedOperator() == OO_Call) {
+      if (!isForwardableModuleClass(RD))
+        return M;
+      Found(HotMarkerKind::Forward, "operator()");
+      if (isa<CXXOperatorCallExpr>(Call))
+        M.Loss = isLossModule(Call->getArg(0));
+      return M;
+    }
     if (!MD->getDeclName().isIdentifier())
       return M;
     StringRef Name = MD->getName();
@@ -66,8 +124,12 @@ static HotMarker asHotMarker(const Expr *E) {
     if ((Name == "step" || Name == "zero_grad") && isOptimizerClass(RD))
       return Found(HotMarkerKind::OptimizerStep, Name.str());
     if ((Name == "forward" || Name == "any_forward") &&
-        isForwardableModuleClass(RD))
-      return Found(HotMarkerKind::Forward, Name.str());
+        isForwardableModuleClass(RD)) {
+      Found(HotMarkerKind::Forward, Name.str());
+      if (const auto *MC = dyn_cast<CXXMemberCallExpr>(Call))
+        M.Loss = isLossModule(MC->getImplicitObjectArgument());
+      return M;
+    }
     return M;
   }
   if (!FD->getDeclName().isIdentifier())
@@ -90,29 +152,84 @@ static const Expr *dataLoaderRange(const Stmt *Loop) {
              : nullptr;
 }
 
+/// The definition of a function of the user's code that \p Call runs
+/// (not a lambda's), if its body can be read.
+static const FunctionDecl *userCallee(const CallExpr *Call) {
+  const FunctionDecl *FD = Call ? Call->getDirectCallee() : nullptr;
+  const FunctionDecl *Def = nullptr;
+  if (!FD || !FD->hasBody(Def) || Def->isDependentContext() ||
+      Def->getASTContext().getSourceManager().isInSystemHeader(
+          Def->getLocation()))
+    return nullptr;
+  if (const auto *MD = dyn_cast<CXXMethodDecl>(Def))
+    if (MD->getParent()->isLambda())
+      return nullptr;
+  return Def;
+}
+
+static bool searchMarkers(const Stmt *S, HotMarker (&First)[4], unsigned Depth);
+
+namespace {
+/// (function, calls still allowed) -> the markers its body runs once per
+/// call, outside its loops: a training-step helper.
+thread_local llvm::DenseMap<std::pair<const FunctionDecl *, unsigned>,
+                            std::array<HotMarker, 4>>
+    HelperMarkers;
+} // namespace
+
+/// The markers that a call of the helper \p Def runs on each call.
+static const std::array<HotMarker, 4> &helperMarkers(const FunctionDecl *Def,
+                                                     unsigned Depth) {
+  auto [It, New] = HelperMarkers.try_emplace({Def, Depth});
+  if (New) {
+    HotMarker Found[4];
+    searchMarkers(Def->getBody(), Found, Depth);
+    auto &Slot = HelperMarkers[{Def, Depth}];
+    for (unsigned I = 0; I < 4; ++I)
+      Slot[I] = std::move(Found[I]);
+    return Slot;
+  }
+  return It->second;
+}
+
 /// Searches \p S, not entering nested loops or lambdas, for the first marker
-/// of each kind; stops at a backward pass.
-static bool searchMarkers(const Stmt *S, HotMarker (&First)[4]) {
+/// of each kind, and into the bodies of the user's functions it calls, up
+/// to \p Depth calls deep; stops at a backward pass.
+static bool searchMarkers(const Stmt *S, HotMarker (&First)[4],
+                          unsigned Depth) {
   if (!S || isLoop(S) || isa<LambdaExpr>(S))
     return false;
   if (const auto *E = dyn_cast<Expr>(S)) {
-    if (HotMarker M = asHotMarker(E)) {
+    HotMarker M = asHotMarker(E);
+    const FunctionDecl *Helper =
+        M || Depth == 0 ? nullptr : userCallee(dyn_cast<CallExpr>(E));
+    if (Helper)
+      for (const HotMarker &Inner : helperMarkers(Helper, Depth - 1))
+        if (Inner) {
+          HotMarker &Slot = First[static_cast<unsigned>(Inner.Kind)];
+          if (!Slot) {
+            Slot = Inner;
+            Slot.E = E;
+            Slot.Via = Helper->getQualifiedNameAsString();
+          }
+        }
+    if (M) {
       HotMarker &Slot = First[static_cast<unsigned>(M.Kind)];
       if (!Slot)
         Slot = std::move(M);
-      if (Slot.Kind == HotMarkerKind::Backward)
-        return true;
     }
+    if (First[0])
+      return true;
   }
   return llvm::any_of(S->children(), [&](const Stmt *Child) {
-    return searchMarkers(Child, First);
+    return searchMarkers(Child, First, Depth);
   });
 }
 
 HotMarker findHotMarker(const Stmt *Loop) {
   HotMarker First[4];
   for (const Stmt *Part : iterationParts(Loop))
-    if (searchMarkers(Part, First))
+    if (searchMarkers(Part, First, 3))
       break;
   if (const Expr *Range = dataLoaderRange(Loop)) {
     HotMarker &Slot = First[static_cast<unsigned>(HotMarkerKind::DataLoader)];
@@ -125,6 +242,257 @@ HotMarker findHotMarker(const Stmt *Loop) {
     if (M)
       return std::move(M);
   return {};
+}
+
+/// The tensor whose size a read in \p E gives (`dets.size(0)`,
+/// `order.numel()`, `t.sizes()[0]`), through one local initialised from
+/// it; \p Depth bounds that.
+static const CXXMemberCallExpr *sizeRead(const Stmt *S, unsigned Depth = 1) {
+  if (!S || isa<LambdaExpr>(S))
+    return nullptr;
+  if (const auto *MC = dyn_cast<CXXMemberCallExpr>(S)) {
+    const CXXMethodDecl *MD = MC->getMethodDecl();
+    if (MD && MD->getIdentifier() && isTensorRecord(MD->getParent()) &&
+        llvm::is_contained({"size", "sizes", "numel", "sym_size", "sym_numel"},
+                           MD->getName()))
+      return MC;
+  }
+  if (const auto *Ref = dyn_cast<DeclRefExpr>(S))
+    if (const auto *VD = dyn_cast<VarDecl>(Ref->getDecl());
+        VD && Depth > 0 && VD->hasLocalStorage() && !isa<ParmVarDecl>(VD))
+      return sizeRead(VD->getInit(), Depth - 1);
+  for (const Stmt *Child : S->children())
+    if (const CXXMemberCallExpr *Found = sizeRead(Child, Depth))
+      return Found;
+  return nullptr;
+}
+
+/// A PerElement marker if \p Loop's condition reads a tensor's size.
+static HotMarker perElementMarker(const Stmt *Loop) {
+  const Stmt *Cond = nullptr;
+  if (const auto *F = dyn_cast<ForStmt>(Loop))
+    Cond = F->getCond();
+  else if (const auto *W = dyn_cast<WhileStmt>(Loop))
+    Cond = W->getCond();
+  else if (const auto *D = dyn_cast<DoStmt>(Loop))
+    Cond = D->getCond();
+  HotMarker M;
+  const CXXMemberCallExpr *Read = sizeRead(Cond);
+  if (!Read)
+    return M;
+  M.E = Read;
+  M.Kind = HotMarkerKind::PerElement;
+  const Expr *Tensor = stripImplicit(Read->getImplicitObjectArgument());
+  if (const auto *Ref = dyn_cast_or_null<DeclRefExpr>(Tensor))
+    M.Name = Ref->getDecl()->getNameAsString();
+  else if (const auto *Member = dyn_cast_or_null<MemberExpr>(Tensor))
+    M.Name = Member->getMemberDecl()->getNameAsString();
+  return M;
+}
+
+/// forward() of a torch::nn::Module subclass.
+static bool isModuleForward(const FunctionDecl *FD) {
+  const auto *MD = dyn_cast_or_null<CXXMethodDecl>(FD);
+  return MD && MD->getIdentifier() && MD->getName() == "forward" &&
+         isModuleClass(MD->getParent());
+}
+
+namespace {
+/// What hotLoop() and perStepCall() know about one translation unit.
+struct HotLoopState {
+  ASTContext *Ctx = nullptr;
+  /// Canonical declaration -> why it runs once per step.
+  llvm::DenseMap<const FunctionDecl *, HotMarker> PerStep;
+  /// Function -> its loops that are hot (hotLoop()).
+  llvm::DenseMap<const FunctionDecl *, llvm::DenseMap<const Stmt *, HotMarker>>
+      Roots;
+};
+thread_local HotLoopState State;
+
+/// The function definitions of the user's code, in source order.
+class UserFunctions : public RecursiveASTVisitor<UserFunctions> {
+public:
+  explicit UserFunctions(const SourceManager &SM) : SM(SM) {}
+  bool shouldVisitTemplateInstantiations() const { return true; }
+  bool TraverseDecl(Decl *D) {
+    if (D && !isa<TranslationUnitDecl>(D) &&
+        SM.isInSystemHeader(D->getLocation()))
+      return true;
+    return RecursiveASTVisitor::TraverseDecl(D);
+  }
+  bool VisitFunctionDecl(FunctionDecl *FD) {
+    const auto *MD = dyn_cast<CXXMethodDecl>(FD);
+    if (FD->doesThisDeclarationHaveABody() && !FD->isDependentContext() &&
+        !(MD && MD->getParent()->isLambda()))
+      Found.push_back(FD);
+    return true;
+  }
+  std::vector<const FunctionDecl *> Found;
+
+private:
+  const SourceManager &SM;
+};
+
+/// A call that makes its callee run once per step.
+struct PerStepSeed {
+  const CallExpr *Call;
+  std::string Why;
+  unsigned Depth;
+};
+
+/// Appends the calls in \p S (lambdas included) to \p Out.
+void collectCalls(const Stmt *S, const std::string &Why, unsigned Depth,
+                  std::deque<PerStepSeed> &Out) {
+  if (!S)
+    return;
+  if (const auto *Call = dyn_cast<CallExpr>(S))
+    Out.push_back({Call, Why, Depth});
+  if (const auto *Lambda = dyn_cast<LambdaExpr>(S))
+    return collectCalls(Lambda->getBody(), Why, Depth, Out);
+  for (const Stmt *Child : S->children())
+    collectCalls(Child, Why, Depth, Out);
+}
+
+/// "on every iteration of a training loop", for calls in the loop of \p M.
+std::string perIterationWhy(const HotMarker &M) {
+  switch (M.Kind) {
+  case HotMarkerKind::PerElement:
+    return "on every iteration of a loop over " +
+           (M.Name.empty() ? std::string("a tensor") : "'" + M.Name + "'");
+  default:
+    StringRef Kind = M.loopKind();
+    return ("on every iteration of " +
+            StringRef(Kind.starts_with("i") ? "an " : "a ") + Kind + " loop")
+        .str();
+  }
+}
+
+/// Seeds from the loops of \p S that are hot by themselves or per element.
+void seedFromLoops(const Stmt *S, std::deque<PerStepSeed> &Out) {
+  if (!S)
+    return;
+  if (isLoop(S)) {
+    HotMarker M = findHotMarker(S);
+    if (!M)
+      M = perElementMarker(S);
+    if (M)
+      for (const Stmt *Part : iterationParts(S))
+        collectCalls(Part, perIterationWhy(M), 1, Out);
+  }
+  if (const auto *Lambda = dyn_cast<LambdaExpr>(S))
+    return seedFromLoops(Lambda->getBody(), Out);
+  for (const Stmt *Child : S->children())
+    seedFromLoops(Child, Out);
+}
+
+/// The definition a per-step call runs, if it is the user's code.
+const FunctionDecl *userDefinition(const CallExpr *Call,
+                                   const SourceManager &SM) {
+  const FunctionDecl *FD = Call->getDirectCallee();
+  const FunctionDecl *Def = nullptr;
+  if (!FD || !FD->hasBody(Def) || Def->isDependentContext() ||
+      SM.isInSystemHeader(Def->getLocation()))
+    return nullptr;
+  if (const auto *MD = dyn_cast<CXXMethodDecl>(Def))
+    if (MD->getParent()->isLambda())
+      return nullptr;
+  return Def;
+}
+
+void buildPerStep(ASTContext &Ctx) {
+  State = HotLoopState();
+  State.Ctx = &Ctx;
+  const SourceManager &SM = Ctx.getSourceManager();
+  UserFunctions Fns(SM);
+  Fns.TraverseDecl(Ctx.getTranslationUnitDecl());
+  std::deque<PerStepSeed> Work;
+  for (const FunctionDecl *Fn : Fns.Found) {
+    if (isModuleForward(Fn))
+      collectCalls(Fn->getBody(),
+                   "on every call of '" + Fn->getQualifiedNameAsString() + "'",
+                   1, Work);
+    seedFromLoops(Fn->getBody(), Work);
+  }
+  // Breadth first: each function keeps the shortest reason.
+  while (!Work.empty()) {
+    PerStepSeed Seed = std::move(Work.front());
+    Work.pop_front();
+    const FunctionDecl *Def = userDefinition(Seed.Call, SM);
+    if (!Def || isModuleForward(Def))
+      continue;
+    auto [It, New] = State.PerStep.try_emplace(Def->getCanonicalDecl());
+    if (!New)
+      continue;
+    HotMarker &M = It->second;
+    M.E = Seed.Call;
+    M.Kind = HotMarkerKind::CalledPerStep;
+    M.Name = Def->getQualifiedNameAsString();
+    M.Why = Seed.Why;
+    if (Seed.Depth < 3)
+      collectCalls(Def->getBody(),
+                   "in '" + M.Name + "', which runs once per step",
+                   Seed.Depth + 1, Work);
+  }
+}
+
+void ensureBuilt(ASTContext &Ctx) {
+  if (State.Ctx != &Ctx)
+    buildPerStep(Ctx);
+}
+
+/// Records the hot loops of \p S (hotLoop()); \p Context is the marker of
+/// the function's place, \p Covered: S is inside a hot loop.
+void collectRoots(const Stmt *S, const HotMarker &Context, bool Covered,
+                  llvm::DenseMap<const Stmt *, HotMarker> &Roots) {
+  if (!S)
+    return;
+  if (isLoop(S)) {
+    HotMarker M = findHotMarker(S);
+    // In forward() or a per-step function, the place names a module call's
+    // loop better than "inference".
+    if (M && M.Kind == HotMarkerKind::Forward && Context)
+      M = Context;
+    if (!M && !Covered)
+      M = Context ? Context : perElementMarker(S);
+    if (M) {
+      Roots[S] = std::move(M);
+      Covered = true;
+    }
+  }
+  if (const auto *Lambda = dyn_cast<LambdaExpr>(S))
+    return collectRoots(Lambda->getBody(), Context, Covered, Roots);
+  for (const Stmt *Child : S->children())
+    collectRoots(Child, Context, Covered, Roots);
+}
+} // namespace
+
+HotMarker perStepCall(const FunctionDecl *Fn, ASTContext &Ctx) {
+  ensureBuilt(Ctx);
+  auto It = State.PerStep.find(Fn->getCanonicalDecl());
+  return It == State.PerStep.end() ? HotMarker() : It->second;
+}
+
+HotMarker hotLoop(const Stmt *Loop, const FunctionDecl *Fn, ASTContext &Ctx) {
+  ensureBuilt(Ctx);
+  auto [It, New] = State.Roots.try_emplace(Fn);
+  if (New) {
+    HotMarker Context;
+    if (isModuleForward(Fn)) {
+      Context.Kind = HotMarkerKind::InForward;
+      Context.Forward = Fn;
+      Context.Name = Fn->getQualifiedNameAsString();
+    } else {
+      Context = perStepCall(Fn, Ctx);
+    }
+    collectRoots(Fn->getBody(), Context, false, It->second);
+  }
+  auto Root = It->second.find(Loop);
+  return Root == It->second.end() ? HotMarker() : Root->second;
+}
+
+void clearHotLoopCache() {
+  State = HotLoopState();
+  HelperMarkers.clear();
 }
 
 } // namespace clang::tidy::torch::utils

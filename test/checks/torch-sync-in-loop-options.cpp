@@ -15,16 +15,20 @@
 // BAD-LIST: error: invalid entry 'cpu()' in option 'torch-sync-in-loop.SyncFunctions'; expected a ';'-separated list of names
 
 // Default options, then SyncFunctions: 'item;::myproj::wait_all;print' with
-// AllowInPeriodicGuard: false.
+// AllowInPeriodicGuard: false and HostBufferCopies: false.
 #include <torch/torch.h>
 
 namespace myproj {
 void wait_all() {}
 } // namespace myproj
 
-void options(torch::Tensor loss) {
+void options(torch::Tensor loss, torch::Device device) {
+  auto host = torch::zeros({100});
+  auto on_device = torch::ones({100}, device);
   for (int step = 0; step < 100; ++step) {
     loss.backward();
+    host[step] = on_device[step];
+    // CHECK-MESSAGES: :[[@LINE-1]]:16: warning: assigning a tensor into a view copies a tensor on 'device' into a CPU tensor
     float a = loss.item<float>();
     // CHECK-MESSAGES: :[[@LINE-1]]:20: warning: 'Tensor::item' makes the host wait
     // CHECK-MESSAGES-CUSTOM: :[[@LINE-2]]:20: warning: 'Tensor::item' makes the host wait

@@ -1,0 +1,99 @@
+//===- GpuUse.cpp - can this translation unit use a GPU at all? ----------===//
+#include "GpuUse.h"
+#include "TorchTypes.h"
+#include "clang/AST/ExprCXX.h"
+#include "clang/AST/RecursiveASTVisitor.h"
+
+namespace clang::tidy::torch::utils {
+
+namespace {
+thread_local const ASTContext *CachedCtx = nullptr;
+thread_local bool CachedAnswer = true;
+
+/// True for c10::Device and c10::TensorOptions.
+bool isDeviceCarrier(QualType T) {
+  const auto *RD = T.getNonReferenceType()->getAsCXXRecordDecl();
+  if (!RD || !RD->getIdentifier())
+    return false;
+  StringRef Name = RD->getName();
+  return (Name == "Device" || Name == "TensorOptions") &&
+         outermostNamespace(RD) == "c10";
+}
+
+class GpuMentions : public RecursiveASTVisitor<GpuMentions> {
+public:
+  explicit GpuMentions(const SourceManager &SM) : SM(SM) {}
+  bool Found = false;
+  bool HasMain = false;
+
+  bool TraverseDecl(Decl *D) {
+    if (Found || (D && !isa<TranslationUnitDecl>(D) &&
+                  SM.isInSystemHeader(D->getLocation())))
+      return true;
+    return RecursiveASTVisitor::TraverseDecl(D);
+  }
+  bool VisitDeclRefExpr(DeclRefExpr *E) {
+    if (const auto *EC = dyn_cast<EnumConstantDecl>(E->getDecl())) {
+      const auto *Enum = dyn_cast<EnumDecl>(EC->getDeclContext());
+      if (Enum && Enum->getName() == "DeviceType" && EC->getName() != "CPU")
+        Found = true;
+    } else if (const auto *VD = dyn_cast<VarDecl>(E->getDecl())) {
+      // torch::kCUDA is a constexpr variable of type DeviceType.
+      if (VD->getIdentifier() && VD->getName().starts_with("k") &&
+          VD->getName() != "kCPU" &&
+          VD->getType().getAsString().find("DeviceType") != std::string::npos)
+        Found = true;
+    }
+    return !Found;
+  }
+  bool VisitCallExpr(CallExpr *E) {
+    const FunctionDecl *FD = E->getDirectCallee();
+    if (!FD || !FD->getIdentifier())
+      return true;
+    if (FD->getName() == "cuda")
+      Found = true;
+    std::string Q = FD->getQualifiedNameAsString();
+    StringRef QN = Q;
+    if (QN.starts_with("torch::cuda::") || QN.starts_with("at::cuda::") ||
+        QN.starts_with("c10::cuda::"))
+      Found = true;
+    return !Found;
+  }
+  bool VisitStringLiteral(StringLiteral *S) {
+    if (S->getCharByteWidth() == 1) {
+      StringRef Text = S->getString();
+      if (Text.starts_with("cuda") || Text.starts_with("mps") ||
+          Text.starts_with("hip") || Text.starts_with("xpu"))
+        Found = true;
+    }
+    return !Found;
+  }
+  bool VisitFunctionDecl(FunctionDecl *FD) {
+    HasMain |= FD->isMain() && FD->doesThisDeclarationHaveABody();
+    return true;
+  }
+  bool VisitDeclaratorDecl(DeclaratorDecl *D) {
+    if ((isa<ParmVarDecl>(D) || isa<FieldDecl>(D)) &&
+        isDeviceCarrier(D->getType()))
+      Found = true;
+    return !Found;
+  }
+
+private:
+  const SourceManager &SM;
+};
+} // namespace
+
+bool mayUseGPU(ASTContext &Ctx) {
+  if (CachedCtx != &Ctx) {
+    GpuMentions V(Ctx.getSourceManager());
+    V.TraverseDecl(Ctx.getTranslationUnitDecl());
+    CachedCtx = &Ctx;
+    CachedAnswer = V.Found || !V.HasMain;
+  }
+  return CachedAnswer;
+}
+
+void clearGpuUseCache() { CachedCtx = nullptr; }
+
+} // namespace clang::tidy::torch::utils

@@ -1,0 +1,257 @@
+#!/usr/bin/env python3
+"""Scores a torch-tidy build against hand labels on real LibTorch projects.
+
+bench/eval/repos.tsv pins each project: repository, commit, the files to
+analyse (globs), its include directories and extra flags (OpenCV's include
+directory, for projects that need libopencv-dev). bench/eval/labels.tsv labels
+sites by hand: a `bug` is what a check must report, an `ok` is a near miss it
+must leave alone; `via` is a second place where the report may sit (the call
+of a helper in the loop, for a sync inside the helper).
+
+The script checks each pinned commit out under build/eval/src (from a local
+mirror of bare repositories named owner+name, or with `git clone`), writes a
+compile database for the listed files, runs torch-tidy over it in batch
+mode, and writes docs/evaluation.md: precision and recall per check, then
+every false positive, false negative and unlabelled finding. An unlabelled
+finding counts against precision until someone reads it and labels it.
+Nothing fetched is committed: build/ is ignored.
+
+  scripts/evaluate.py [--torch-tidy build/bin/torch-tidy] [--mirror DIR]
+                      [--out docs/evaluation.md] [-j 2] [--rescore]
+"""
+import argparse
+import collections
+import csv
+import glob
+import json
+import os
+import shutil
+import subprocess
+import sys
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+SOURCE_SUFFIXES = {".cpp", ".cc", ".cxx", ".c", ".h", ".hpp", ".hh", ".hxx",
+                   ".inl", ".ipp", ".tpp", ".inc", ".cu", ".cuh"}
+TORCH_INCLUDES = ["/usr/include/torch/csrc/api/include"]
+
+
+def read_tsv(path):
+    with open(path, newline="") as f:
+        return [row for row in csv.DictReader(f, delimiter="\t")
+                if not row["repo"].startswith("#")]
+
+
+def fail(message):
+    sys.exit("evaluate.py: error: " + message)
+
+
+def checkout(repo, commit, mirror, work):
+    """The work tree of repo at commit, under work/src."""
+    name = repo.replace("/", "+")
+    tree = os.path.join(work, "src", name + "@" + commit[:12])
+    if os.path.isdir(tree):
+        return tree
+    git_dir = ""
+    for candidate in ([os.path.join(mirror, name, "repo"),
+                       os.path.join(mirror, name)] if mirror else []):
+        if os.path.isfile(os.path.join(candidate, "HEAD")):
+            git_dir = candidate
+            break
+    if not git_dir:
+        git_dir = os.path.join(work, "git", name + ".git")
+        if not os.path.isdir(git_dir):
+            url = "https://github.com/" + repo + ".git"
+            if subprocess.call(["git", "clone", "--bare", "--quiet", url,
+                                git_dir]) != 0:
+                fail("cannot fetch %s (give --mirror DIR with %s in it)"
+                     % (repo, name))
+    shutil.rmtree(tree + ".tmp", ignore_errors=True)
+    os.makedirs(tree + ".tmp")
+    # Sources only: mirrors may lack large binary blobs.
+    listing = subprocess.run(["git", "--git-dir", git_dir, "ls-tree", "-r",
+                              "--name-only", commit], stdout=subprocess.PIPE,
+                             stderr=subprocess.DEVNULL,
+                             universal_newlines=True)
+    sources = [p for p in listing.stdout.splitlines()
+               if os.path.splitext(p)[1] in SOURCE_SUFFIXES]
+    archive = subprocess.run(["git", "--git-dir", git_dir, "archive", commit,
+                              "--"] + sources, stdout=subprocess.PIPE)
+    if listing.returncode != 0 or archive.returncode != 0:
+        fail("%s has no commit %s" % (repo, commit))
+    subprocess.run(["tar", "-x", "-C", tree + ".tmp"], input=archive.stdout,
+                   check=True)
+    os.rename(tree + ".tmp", tree)
+    return tree
+
+
+def compile_database(repos, trees, work):
+    entries = []
+    for r in repos:
+        tree = trees[r["repo"]]
+        includes = [] if r["include_dirs"] in ("", "-") else \
+            r["include_dirs"].split()
+        files = sorted({f for pattern in r["files"].split()
+                        for f in glob.glob(os.path.join(tree, pattern),
+                                           recursive=True)})
+        if not files:
+            fail("%s: no file matches %s" % (r["repo"], r["files"]))
+        for f in files:
+            args = ["clang++-22", "-std=c++17"]
+            args += ["-isystem" + d for d in TORCH_INCLUDES]
+            args += ["-I" + os.path.join(tree, d) for d in includes]
+            if r.get("flags", "-") not in ("", "-"):
+                args += r["flags"].split()
+            entries.append({"directory": tree, "file": f,
+                            "arguments": args + ["-c", f]})
+    os.makedirs(work, exist_ok=True)
+    with open(os.path.join(work, "compile_commands.json"), "w") as f:
+        json.dump(entries, f, indent=1)
+    return len(entries)
+
+
+def run_torch_tidy(binary, work, jobs):
+    report = os.path.join(work, "report.json")
+    src = os.path.join(work, "src")
+    cmd = [binary, "-p", work, "-j", str(jobs), "--format=json",
+           "--output", report, "--checks=-*,torch-*",
+           "--header-filter=" + src + "/.*"]
+    # Findings exit non-zero; a missing report is the failure.
+    subprocess.call(cmd, stdout=subprocess.DEVNULL)
+    if not os.path.exists(report):
+        fail("torch-tidy wrote no report: " + " ".join(cmd))
+    with open(report) as f:
+        return json.load(f)
+
+
+def locate(path, trees):
+    """(repo, path inside it) of an absolute path under a work tree."""
+    path = os.path.abspath(path)
+    for repo, tree in trees.items():
+        if path.startswith(tree + "/"):
+            return repo, path[len(tree) + 1:]
+    return None, path
+
+
+def score(report, labels, trees):
+    by_site = collections.defaultdict(list)
+    for label in labels:
+        by_site[(label["repo"], label["path"], int(label["line"]),
+                 label["check"])].append(label)
+        if label["via"] not in ("", "-"):
+            path, line = label["via"].rsplit(":", 1)
+            by_site[(label["repo"], path, int(line), label["check"])].append(
+                label)
+    found = set()
+    results = collections.defaultdict(lambda: collections.defaultdict(list))
+    for finding in report["findings"]:
+        repo, path = locate(finding["file"], trees)
+        key = (repo, path, finding["line"], finding["check"])
+        matched = by_site.get(key, [])
+        site = "%s %s:%d" % (repo, path, finding["line"])
+        bugs = [l for l in matched if l["label"] == "bug"]
+        oks = [l for l in matched if l["label"] == "ok"]
+        if bugs:
+            for l in bugs:
+                found.add(id(l))
+            results[finding["check"]]["tp"].append((site, bugs[0]["reason"]))
+        elif oks:
+            results[finding["check"]]["fp"].append((site, oks[0]["reason"]))
+        else:
+            results[finding["check"]]["unlabelled"].append(
+                (site, finding["message"]))
+    for label in labels:
+        if label["label"] == "bug" and id(label) not in found:
+            site = "%s %s:%s" % (label["repo"], label["path"], label["line"])
+            results[label["check"]]["fn"].append((site, label["reason"]))
+        results[label["check"]]["labels_" + label["label"]].append(label)
+    return results
+
+
+def percent(num, den):
+    return "–" if den == 0 else "%.1f%%" % (100.0 * num / den)
+
+
+def write_markdown(out, repos, report, results):
+    lines = ["# Evaluation on real LibTorch projects", "",
+             "Written by `scripts/evaluate.py` from the hand labels in "
+             "`bench/eval/labels.tsv`; do not edit by hand. Precision counts "
+             "unlabelled findings as false until they are read and labelled; "
+             "recall is over the labelled bugs.", "",
+             "## Projects", "", "| Repository | Commit | Files |",
+             "|---|---|---|"]
+    files = collections.OrderedDict()
+    for r in repos:
+        files.setdefault((r["repo"], r["commit"]), []).extend(
+            r["files"].split())
+    for (repo, commit), patterns in files.items():
+        lines.append("| %s | `%s` | %s |" % (
+            repo, commit[:12], " ".join("`%s`" % p for p in patterns)))
+    summary = report["summary"]
+    lines += ["", "%d files analysed, %d failed to analyse." % (
+        summary["filesAnalysed"], len(summary["failures"])), "",
+        "## Per check", "",
+        "| Check | Bugs labelled | Near misses labelled | Reported | True "
+        "| False | Unlabelled | Missed | Precision | Recall |",
+        "|---|---|---|---|---|---|---|---|---|---|"]
+    for check in sorted(results):
+        r = results[check]
+        tp, fp, un = len(r["tp"]), len(r["fp"]), len(r["unlabelled"])
+        bugs = len(r["labels_bug"])
+        lines.append("| %s | %d | %d | %d | %d | %d | %d | %d | %s | %s |" % (
+            check, bugs, len(r["labels_ok"]), tp + fp + un, tp, fp, un,
+            len(r["fn"]), percent(tp, tp + fp + un),
+            percent(bugs - len(r["fn"]), bugs)))
+    for title, key in (("False positives", "fp"), ("False negatives", "fn"),
+                       ("Unlabelled findings", "unlabelled")):
+        rows = [(check, site, why) for check in sorted(results)
+                for site, why in sorted(results[check][key])]
+        if not rows:
+            continue
+        lines += ["", "## " + title, ""]
+        lines += ["- `%s` %s: %s" % (check, site, why)
+                  for check, site, why in rows]
+    with open(out, "w") as f:
+        f.write("\n".join(lines) + "\n")
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--torch-tidy",
+                        default=os.path.join(ROOT, "build/bin/torch-tidy"))
+    parser.add_argument("--mirror", default="/work/.mirror",
+                        help="bare repositories named owner+name (or owner+name/repo)")
+    parser.add_argument("--work", default=os.path.join(ROOT, "build/eval"))
+    parser.add_argument("--out",
+                        default=os.path.join(ROOT, "docs/evaluation.md"))
+    parser.add_argument("-j", type=int, default=2)
+    parser.add_argument("--rescore", action="store_true",
+                        help="score the last run's report again (after "
+                        "labelling) instead of running torch-tidy")
+    args = parser.parse_args()
+    eval_dir = os.path.join(ROOT, "bench/eval")
+    repos = read_tsv(os.path.join(eval_dir, "repos.tsv"))
+    labels = read_tsv(os.path.join(eval_dir, "labels.tsv"))
+    if not os.access(args.torch_tidy, os.X_OK):
+        fail("no torch-tidy at " + args.torch_tidy)
+    if not shutil.which("git") or not shutil.which("tar"):
+        fail("needs git and tar")
+    trees = {r["repo"]: checkout(r["repo"], r["commit"], args.mirror,
+                                 args.work) for r in repos}
+    if args.rescore:
+        with open(os.path.join(args.work, "report.json")) as f:
+            report = json.load(f)
+    else:
+        compile_database(repos, trees, args.work)
+        report = run_torch_tidy(args.torch_tidy, args.work, args.j)
+    results = score(report, labels, trees)
+    write_markdown(args.out, repos, report, results)
+    for check in sorted(results):
+        r = results[check]
+        print("%-36s tp %3d fp %3d unlabelled %3d fn %3d" % (
+            check, len(r["tp"]), len(r["fp"]), len(r["unlabelled"]),
+            len(r["fn"])))
+    print("wrote " + os.path.relpath(args.out, ROOT))
+
+
+if __name__ == "__main__":
+    main()

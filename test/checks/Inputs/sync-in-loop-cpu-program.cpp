@@ -1,0 +1,13 @@
+// A whole program that never names a GPU: its tensors stay on the CPU.
+#include <torch/torch.h>
+
+torch::Tensor next_batch(); // defined elsewhere: the device is not known here
+
+int main() {
+  for (int step = 0; step < 10; ++step) {
+    auto loss = next_batch().pow(2).sum();
+    loss.backward();
+    std::printf("%f\n", loss.item<float>());
+  }
+  return 0;
+}

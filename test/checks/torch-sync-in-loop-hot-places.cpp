@@ -1,0 +1,186 @@
+// RUN: %check_torch_tidy %s torch-sync-in-loop %t -- %torch_flags
+
+// Loops that are hot by where they are (HotLoops.h): in forward(), in a
+// function called once per step, over a tensor's elements; and blocking
+// copies from the device into CPU tensors. Each rule has its near misses.
+#include <torch/torch.h>
+
+// A loop in forward() runs on every call of the model.
+struct PyramidImpl : torch::nn::Module {
+  PyramidImpl() : head(register_module("head", torch::nn::Linear(8, 8))) {}
+  torch::Tensor forward(std::vector<torch::Tensor> levels) {
+    torch::Tensor out = torch::zeros({1});
+    for (auto &level : levels) {
+      if (!level.any().item<bool>())
+        // CHECK-MESSAGES: :[[@LINE-1]]:24: warning: 'Tensor::item' makes the host wait for the device on every iteration of this loop in 'PyramidImpl::forward'; accumulate on the device
+        // CHECK-MESSAGES: :[[@LINE-5]]:17: note: 'PyramidImpl::forward' runs on every call of the module
+        continue;
+      out = out + head(level).sum();
+    }
+    return out;
+  }
+  torch::nn::Linear head;
+};
+TORCH_MODULE(Pyramid);
+
+// A helper that a training loop calls: its loop runs once per step. The
+// call in the training loop is not reported as well.
+double grad_norms(torch::nn::Module &model) {
+  double total = 0;
+  for (const auto &p : model.parameters())
+    total += p.grad().norm().item<double>();
+  // CHECK-MESSAGES: :[[@LINE-1]]:30: warning: 'Tensor::item' makes the host wait for the device on every iteration of this loop in 'grad_norms'
+  // CHECK-MESSAGES: :[[@LINE+12]]:16: note: 'grad_norms' is called here on every iteration of a training loop
+  return total;
+}
+
+// Its callee, two calls from the loop.
+double weight_sum(torch::nn::Module &model) { return grad_norms(model); }
+
+void train(Pyramid &net, torch::nn::Linear &fc, torch::optim::SGD &opt,
+           std::vector<torch::Tensor> xs) {
+  for (int step = 0; step < 100; ++step) {
+    auto loss = net->forward(xs);
+    loss.backward();
+    double n = grad_norms(*fc);
+    opt.step();
+    (void)n;
+  }
+  double once = weight_sum(*fc); // near miss: after the loop
+  (void)once;
+}
+
+// A helper called only once: its loop is not hot.
+void summarize(const std::vector<torch::Tensor> &losses) {
+  for (const auto &l : losses)
+    std::printf("%f\n", l.item<float>());
+}
+
+// Greedy NMS: a loop over a tensor's elements reads an index per kept box.
+std::vector<int64_t> nms(torch::Tensor boxes, torch::Tensor scores, float thr) {
+  std::vector<int64_t> keep;
+  auto order = std::get<1>(scores.sort(0, true));
+  while (order.numel() > 0) {
+    int64_t i = order[0].item<int64_t>();
+    // CHECK-MESSAGES: :[[@LINE-1]]:26: warning: 'Tensor::item' makes the host wait for the device on every iteration of this loop over 'order'
+    // CHECK-MESSAGES: :[[@LINE-3]]:16: note: this loop runs once per element of 'order'
+    keep.push_back(i);
+    auto iou = (boxes - boxes[i]).abs().sum(1);
+    order = order.index({iou.index({order}) > thr});
+  }
+  return keep;
+}
+
+// Decoding detections: the bound comes from a local.
+void decode(torch::Tensor dets) {
+  const int64_t n = dets.size(0);
+  for (int64_t i = 0; i < n; ++i) {
+    float score = dets[i][4].item<float>();
+    // CHECK-MESSAGES: :[[@LINE-1]]:30: warning: 'Tensor::item' makes the host wait for the device on every iteration of this loop over 'dets'
+    (void)score;
+  }
+  // Near misses: the same loop over a CPU copy, and a loop over a vector.
+  auto cpu = dets.to(torch::kCPU);
+  for (int64_t i = 0; i < cpu.size(0); ++i)
+    std::printf("%f\n", cpu[i][4].item<float>());
+  std::vector<float> v(4);
+  for (size_t i = 0; i < v.size(); ++i)
+    v[i] = dets[0][i].item<float>();
+}
+
+// A per-scale loop that computes a loss is named for what it is.
+float multi_scale(torch::nn::MSELoss &criterion, std::vector<torch::Tensor> p,
+                  std::vector<torch::Tensor> t) {
+  float total = 0;
+  for (size_t s = 0; s < p.size(); ++s)
+    total += criterion(p[s], t[s]).item<float>();
+  // CHECK-MESSAGES: :[[@LINE-1]]:36: warning: 'Tensor::item' makes the host wait for the device on every iteration of this loss-computing loop
+  // CHECK-MESSAGES: :[[@LINE-2]]:14: note: this loop computes a loss: the loss module is called here
+  return total;
+}
+
+// Copies from the device into a CPU buffer wait for the device.
+void collect(torch::nn::Linear &model, torch::Tensor x, torch::Device device) {
+  model->to(device);
+  auto probs = torch::zeros({100, 10});
+  auto labels = torch::zeros({100}, torch::kLong);
+  auto on_device = torch::zeros({100, 10}, device);
+  for (int64_t i = 0; i < 100; ++i) {
+    auto out = model->forward(x.to(device));
+    probs[i] = out[0];
+    // CHECK-MESSAGES: :[[@LINE-1]]:14: warning: assigning a tensor into a view copies a tensor on 'device' into a CPU tensor, which makes the host wait for the device on every iteration of this inference loop; collect the results on the device and copy them to the host once after the loop
+    // CHECK-MESSAGES: :[[@LINE-3]]:23: note: this loop runs the model: 'forward' is called here
+    probs.index_put_({i}, out[0]);
+    // CHECK-MESSAGES: :[[@LINE-1]]:11: warning: 'Tensor::index_put_' copies a tensor on 'device' into a CPU tensor
+    probs.select(0, i).copy_(out[0]);
+    // CHECK-MESSAGES: :[[@LINE-1]]:24: warning: 'Tensor::copy_' copies a tensor on 'device' into a CPU tensor
+    // Near misses: non-blocking, into a device tensor, from a CPU tensor,
+    // and rebinding a variable.
+    probs.select(0, i).copy_(out[0], /*non_blocking=*/true);
+    on_device[i] = out[0];
+    labels[i] = torch::ones({}, torch::kLong);
+    auto last = out;
+    last = out;
+    (void)last;
+  }
+}
+
+// A loop that runs its step through a helper of the user's is hot; a loop
+// that calls a function whose step runs in that function's own loop runs
+// once per epoch.
+float train_step(torch::nn::Linear &model, torch::optim::SGD &opt,
+                 torch::Tensor x) {
+  opt.zero_grad();
+  auto loss = model(x).sum();
+  loss.backward();
+  opt.step();
+  return loss.item<float>();
+}
+void train_epoch(torch::nn::Linear &model, torch::optim::SGD &opt,
+                 std::vector<torch::Tensor> &xs) {
+  for (auto &x : xs) {
+    auto loss = model(x).sum();
+    loss.backward();
+    opt.step();
+  }
+}
+void via_helper(torch::nn::Linear &model, torch::optim::SGD &opt,
+                std::vector<torch::Tensor> &xs) {
+  for (int step = 0; step < 100; ++step) {
+    float l = train_step(model, opt, xs[0]);
+    // CHECK-MESSAGES: :[[@LINE-1]]:15: warning: 'train_step' makes the host wait for the device on every iteration of this training loop: it calls 'Tensor::item' inside
+    // CHECK-MESSAGES: :[[@LINE-2]]:15: note: this loop runs a training step: 'train_step' calls 'backward'
+    (void)l;
+  }
+  for (int epoch = 0; epoch < 10; ++epoch) {
+    train_epoch(model, opt, xs);
+    std::printf("%f\n", xs[0].sum().item<float>()); // near miss: per epoch
+  }
+}
+
+// A branch that leaves the loop runs once per loop, not per iteration.
+void nms_last(torch::Tensor order, std::vector<int64_t> &keep) {
+  while (order.numel() > 0) {
+    if (order.numel() == 1) {
+      keep.push_back(order.item<int64_t>()); // near miss: leaves the loop
+      break;
+    }
+    keep.push_back(order[0].item<int64_t>());
+    // CHECK-MESSAGES: :[[@LINE-1]]:29: warning: 'Tensor::item' makes the host wait for the device on every iteration of this loop over 'order'
+    switch (keep.size() % 2) {
+    case 0:
+      keep.push_back(order[0].item<int64_t>());
+      // CHECK-MESSAGES: :[[@LINE-1]]:31: warning: 'Tensor::item' makes the host
+      break;
+    default:
+      break;
+    }
+    order = order.slice(0, 1);
+  }
+}
+
+// RUN: %torch-tidy %S/Inputs/sync-in-loop-cpu-program.cpp --checks=-*,torch-sync-in-loop -- %torch_flags 2>&1 | FileCheck %s --check-prefix=CPU-PROGRAM --allow-empty --implicit-check-not=warning:
+// RUN: sed 's/return 0;/return torch::cuda::is_available();/' %S/Inputs/sync-in-loop-cpu-program.cpp > %t.gpu.cpp
+// RUN: %torch-tidy %t.gpu.cpp --checks=-*,torch-sync-in-loop -- %torch_flags 2>&1 | FileCheck %s --check-prefix=GPU-PROGRAM
+// CPU-PROGRAM-NOT: warning:
+// GPU-PROGRAM: warning: 'Tensor::item' makes the host wait for the device on every iteration of this training loop
