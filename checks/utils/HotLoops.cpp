@@ -2,6 +2,8 @@
 //-------------------------===//
 #include "HotLoops.h"
 #include "ASTHelpers.h"
+#include "DeviceFlow.h"
+#include "DeviceRules.h"
 #include "TorchModules.h"
 #include "TorchTypes.h"
 #include "clang/AST/DeclCXX.h"
@@ -76,19 +78,15 @@ std::string HotMarker::describe() const {
   return "";
 }
 
-/// True when \p Object (a module, or a pointer to one) is a loss:
-/// torch::nn::MSELoss, MSELossImpl, a user's YoloLoss.
-static bool isLossModule(const Expr *Object) {
-  if (!Object)
-    return false;
-  QualType T = Object->IgnoreImpCasts()->getType().getNonReferenceType();
-  if (T->isPointerType())
-    T = T->getPointeeType();
-  const auto *RD = T->getAsCXXRecordDecl();
-  if (!RD || !RD->getIdentifier())
-    return false;
-  StringRef Name = RD->getName();
-  return Name.ends_with("Loss") || Name.ends_with("LossImpl");
+/// True when \p Object (a module, or a pointer to one) is a loss: one of
+/// LibTorch's (DeviceRules), or a class of the user's named like one
+/// (`YoloLoss`).
+static bool isLossObject(const Expr *Object) {
+  const CXXRecordDecl *RD =
+      Object ? moduleClassOf(Object->IgnoreImpCasts()->getType()) : nullptr;
+  return RD && (isLossModule(RD) ||
+                (RD->getIdentifier() && (RD->getName().ends_with("Loss") ||
+                                         RD->getName().ends_with("LossImpl"))));
 }
 
 /// If \p E is itself a hot marker, describes it.
@@ -113,7 +111,7 @@ static HotMarker asHotMarker(const Expr *E) {
         return M;
       Found(HotMarkerKind::Forward, "operator()");
       if (isa<CXXOperatorCallExpr>(Call))
-        M.Loss = isLossModule(Call->getArg(0));
+        M.Loss = isLossObject(Call->getArg(0));
       return M;
     }
     if (!MD->getDeclName().isIdentifier())
@@ -127,7 +125,7 @@ static HotMarker asHotMarker(const Expr *E) {
         isForwardableModuleClass(RD)) {
       Found(HotMarkerKind::Forward, Name.str());
       if (const auto *MC = dyn_cast<CXXMemberCallExpr>(Call))
-        M.Loss = isLossModule(MC->getImplicitObjectArgument());
+        M.Loss = isLossObject(MC->getImplicitObjectArgument());
       return M;
     }
     return M;
@@ -290,13 +288,6 @@ static HotMarker perElementMarker(const Stmt *Loop) {
   return M;
 }
 
-/// forward() of a torch::nn::Module subclass.
-static bool isModuleForward(const FunctionDecl *FD) {
-  const auto *MD = dyn_cast_or_null<CXXMethodDecl>(FD);
-  return MD && MD->getIdentifier() && MD->getName() == "forward" &&
-         isModuleClass(MD->getParent());
-}
-
 namespace {
 /// What hotLoop() and perStepCall() know about one translation unit.
 struct HotLoopState {
@@ -385,20 +376,6 @@ void seedFromLoops(const Stmt *S, std::deque<PerStepSeed> &Out) {
     seedFromLoops(Child, Out);
 }
 
-/// The definition a per-step call runs, if it is the user's code.
-const FunctionDecl *userDefinition(const CallExpr *Call,
-                                   const SourceManager &SM) {
-  const FunctionDecl *FD = Call->getDirectCallee();
-  const FunctionDecl *Def = nullptr;
-  if (!FD || !FD->hasBody(Def) || Def->isDependentContext() ||
-      SM.isInSystemHeader(Def->getLocation()))
-    return nullptr;
-  if (const auto *MD = dyn_cast<CXXMethodDecl>(Def))
-    if (MD->getParent()->isLambda())
-      return nullptr;
-  return Def;
-}
-
 void buildPerStep(ASTContext &Ctx) {
   State = HotLoopState();
   State.Ctx = &Ctx;
@@ -407,7 +384,7 @@ void buildPerStep(ASTContext &Ctx) {
   Fns.TraverseDecl(Ctx.getTranslationUnitDecl());
   std::deque<PerStepSeed> Work;
   for (const FunctionDecl *Fn : Fns.Found) {
-    if (isModuleForward(Fn))
+    if (DeviceFlow::isModuleForward(Fn))
       collectCalls(Fn->getBody(),
                    "on every call of '" + Fn->getQualifiedNameAsString() + "'",
                    1, Work);
@@ -417,8 +394,8 @@ void buildPerStep(ASTContext &Ctx) {
   while (!Work.empty()) {
     PerStepSeed Seed = std::move(Work.front());
     Work.pop_front();
-    const FunctionDecl *Def = userDefinition(Seed.Call, SM);
-    if (!Def || isModuleForward(Def))
+    const FunctionDecl *Def = userCallee(Seed.Call);
+    if (!Def || DeviceFlow::isModuleForward(Def))
       continue;
     auto [It, New] = State.PerStep.try_emplace(Def->getCanonicalDecl());
     if (!New)
@@ -477,7 +454,7 @@ HotMarker hotLoop(const Stmt *Loop, const FunctionDecl *Fn, ASTContext &Ctx) {
   auto [It, New] = State.Roots.try_emplace(Fn);
   if (New) {
     HotMarker Context;
-    if (isModuleForward(Fn)) {
+    if (DeviceFlow::isModuleForward(Fn)) {
       Context.Kind = HotMarkerKind::InForward;
       Context.Forward = Fn;
       Context.Name = Fn->getQualifiedNameAsString();
