@@ -1,5 +1,6 @@
 //===- GpuUse.cpp - can this translation unit use a GPU at all? ----------===//
 #include "GpuUse.h"
+#include "DeviceRules.h"
 #include "TorchTypes.h"
 #include "clang/AST/ExprCXX.h"
 #include "clang/AST/RecursiveASTVisitor.h"
@@ -18,6 +19,17 @@ bool isDeviceCarrier(QualType T) {
   StringRef Name = RD->getName();
   return (Name == "Device" || Name == "TensorOptions") &&
          outermostNamespace(RD) == "c10";
+}
+
+/// True if \p FD takes or returns something that holds tensors or modules.
+bool handlesTensors(const FunctionDecl *FD) {
+  auto Holds = [](QualType T) {
+    return holdsTensors(T) || moduleClassOf(T) != nullptr;
+  };
+  return Holds(FD->getReturnType()) ||
+         llvm::any_of(FD->parameters(), [&](const ParmVarDecl *P) {
+           return Holds(P->getType());
+         });
 }
 
 class GpuMentions : public RecursiveASTVisitor<GpuMentions> {
@@ -51,6 +63,11 @@ public:
     if (!FD || !FD->getIdentifier())
       return true;
     if (FD->getName() == "cuda")
+      Found = true;
+    // A function of the program's defined in another file may hand it
+    // tensors on a GPU.
+    if (!FD->isDefined() && !SM.isInSystemHeader(FD->getLocation()) &&
+        handlesTensors(FD))
       Found = true;
     std::string Q = FD->getQualifiedNameAsString();
     StringRef QN = Q;

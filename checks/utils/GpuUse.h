@@ -10,7 +10,9 @@
 // (`torch::kCUDA`), `.cuda()`, a torch::cuda / at::cuda / c10::cuda call, or
 // a string that names a device ("cuda:0", "mps"); it takes one from
 // elsewhere with a parameter or member of type torch::Device or
-// TensorOptions. Computed once per translation unit, on first request.
+// TensorOptions, or with a call of a function of the program's that is
+// defined in another file and takes or returns tensors or modules. Computed
+// once per translation unit, on first request.
 //
 //===----------------------------------------------------------------------===//
 #ifndef TORCH_TIDY_UTILS_GPUUSE_H

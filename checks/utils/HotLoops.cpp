@@ -121,8 +121,16 @@ static HotMarker asHotMarker(const Expr *E) {
       return Found(HotMarkerKind::Backward, "backward");
     if ((Name == "step" || Name == "zero_grad") && isOptimizerClass(RD))
       return Found(HotMarkerKind::OptimizerStep, Name.str());
-    if ((Name == "forward" || Name == "any_forward") &&
-        isForwardableModuleClass(RD)) {
+    // A method of the user's own module that yields tensors (an agent's
+    // `act(obs)`, a model's `sample()`) runs the model too.
+    bool UserModuleMethod =
+        !MD->isStatic() && isModuleClass(RD) &&
+        !FD->getASTContext().getSourceManager().isInSystemHeader(
+            MD->getLocation()) &&
+        holdsTensors(MD->getReturnType());
+    if (((Name == "forward" || Name == "any_forward") &&
+         isForwardableModuleClass(RD)) ||
+        UserModuleMethod) {
       Found(HotMarkerKind::Forward, Name.str());
       if (const auto *MC = dyn_cast<CXXMemberCallExpr>(Call))
         M.Loss = isLossObject(MC->getImplicitObjectArgument());

@@ -47,6 +47,17 @@ static bool isTensorLike(QualType T, unsigned Depth) {
 
 bool isTensorLikeType(QualType T) { return isTensorLike(T, 0); }
 
+bool holdsTensors(QualType T) {
+  if (isTensorLikeType(T))
+    return true;
+  const auto *RD = T.getNonReferenceType()->getAsCXXRecordDecl();
+  RD = RD ? RD->getDefinition() : nullptr;
+  return RD && !isa<ClassTemplateSpecializationDecl>(RD) &&
+         llvm::any_of(RD->fields(), [](const FieldDecl *F) {
+           return isTensorLikeType(F->getType());
+         });
+}
+
 bool isInPlaceTensorMethod(const CXXMethodDecl *Method) {
   if (!Method || !Method->getDeclName().isIdentifier())
     return false;

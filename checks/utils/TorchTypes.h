@@ -34,6 +34,10 @@ bool isTensorType(QualType T);
 /// with such an argument.
 bool isTensorLikeType(QualType T);
 
+/// True for a tensor-like type (isTensorLikeType), or a struct with a
+/// tensor-like member (`struct Output { torch::Tensor action, value; }`).
+bool holdsTensors(QualType T);
+
 /// In-place tensor methods follow the trailing-underscore naming convention.
 bool isInPlaceTensorMethod(const CXXMethodDecl *Method);
 

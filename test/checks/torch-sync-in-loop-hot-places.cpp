@@ -182,5 +182,30 @@ void nms_last(torch::Tensor order, std::vector<int64_t> &keep) {
 // RUN: %torch-tidy %S/Inputs/sync-in-loop-cpu-program.cpp --checks=-*,torch-sync-in-loop -- %torch_flags 2>&1 | FileCheck %s --check-prefix=CPU-PROGRAM --allow-empty --implicit-check-not=warning:
 // RUN: sed 's/return 0;/return torch::cuda::is_available();/' %S/Inputs/sync-in-loop-cpu-program.cpp > %t.gpu.cpp
 // RUN: %torch-tidy %t.gpu.cpp --checks=-*,torch-sync-in-loop -- %torch_flags 2>&1 | FileCheck %s --check-prefix=GPU-PROGRAM
+// RUN: sed '/^torch::Tensor next_batch() {/d' %S/Inputs/sync-in-loop-cpu-program.cpp > %t.elsewhere.cpp
+// RUN: %torch-tidy %t.elsewhere.cpp --checks=-*,torch-sync-in-loop -- %torch_flags 2>&1 | FileCheck %s --check-prefix=GPU-PROGRAM
 // CPU-PROGRAM-NOT: warning:
 // GPU-PROGRAM: warning: 'Tensor::item' makes the host wait for the device on every iteration of this training loop
+
+// A method of the user's own module that yields tensors runs the model,
+// wherever it is defined: an RL agent's act() in a rollout loop.
+struct ActOutput {
+  torch::Tensor action, value;
+};
+struct AgentImpl : torch::nn::Module {
+  ActOutput act(const torch::Tensor &obs);
+  void describe() const;
+};
+void rollout(std::shared_ptr<AgentImpl> agent, torch::Tensor obs) {
+  for (int step = 0; step < 128; ++step) {
+    ActOutput out = agent->act(obs);
+    auto action = out.action.cpu();
+    // CHECK-MESSAGES: :[[@LINE-1]]:30: warning: 'Tensor::cpu' makes the host wait for the device on every iteration of this inference loop
+    // CHECK-MESSAGES: :[[@LINE-3]]:28: note: this loop runs the model: 'act' is called here
+    obs = action;
+  }
+  for (int step = 0; step < 3; ++step) {
+    agent->describe(); // near miss: yields no tensor, runs no model
+    std::printf("%f\n", obs.sum().item<float>());
+  }
+}
