@@ -23,9 +23,11 @@ done
 
 if [ ${#missing[@]} -eq 0 ]; then
   echo "setup.sh: all packages present"
-  exit 0
+else
+  echo "setup.sh: installing ${missing[*]}"
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+  echo "setup.sh: done"
 fi
-echo "setup.sh: installing ${missing[*]}"
-$SUDO apt-get update -qq
-DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
-echo "setup.sh: done"
+# The second LibTorch the check tests run against (headers only).
+"$(dirname "$0")/fetch-libtorch-headers.sh"

@@ -9,6 +9,13 @@ config.suffixes = [".cpp", ".test"]
 config.excludes = ["Inputs", "lit", "CMakeLists.txt", "torch_pch.h"]
 config.test_source_root = os.path.dirname(__file__)
 config.test_exec_root = os.path.join(config.torch_tidy_obj_root, "test")
+# Another LibTorch header set (test/CMakeLists.txt, add_header_set): the
+# check tests only, without the plugin runs.
+if config.header_set:
+    config.name = "torch-tidy " + config.header_set
+    config.test_source_root = os.path.join(os.path.dirname(__file__), "checks")
+    config.test_exec_root = os.path.join(config.torch_tidy_obj_root, "test",
+                                         config.header_set)
 
 config.environment["PATH"] = os.pathsep.join(
     [config.llvm_tools_dir, os.environ.get("PATH", "")])
@@ -34,6 +41,8 @@ if config.sanitize:
     config.environment["UBSAN_OPTIONS"] = "halt_on_error=1:print_stacktrace=1"
     config.environment["LSAN_OPTIONS"] = "suppressions=%s" % os.path.join(
         config.test_source_root, "lit", "lsan.supp")
+    common += " --skip-plugin"
+if config.header_set:
     common += " --skip-plugin"
 common += " --"
 

@@ -5,12 +5,14 @@
 #include "DiffFilter.h"
 #include "Findings.h"
 #include "InputValidation.h"
+#include "RealDatabase.h"
 #include "Reporters.h"
 #include "ResultCache.h"
 #include "SharedPreamble.h"
 #include "TempFiles.h"
 #include "UnitKey.h"
 #include "clang-tidy/GlobList.h"
+#include "clang/Tooling/JSONCompilationDatabase.h"
 #include "llvm/ADT/StringMap.h"
 #include "llvm/ADT/StringSet.h"
 #include "llvm/Support/CommandLine.h"
@@ -171,10 +173,15 @@ public:
     if (C.CacheDir)
       Cache.emplace(absolute(*C.CacheDir), C.CacheMaxBytes);
   }
+  ~Batch() {
+    if (!DatabaseDir.empty())
+      (void)llvm::sys::fs::remove_directories(DatabaseDir);
+  }
   int run();
 
 private:
   std::optional<std::string> prepare();
+  std::optional<std::string> useRealDatabase();
   std::optional<std::string> select();
   /// A precompiled preamble shared by a group of units, built once.
   struct SharedPreamble {
@@ -210,6 +217,10 @@ private:
   std::optional<clang::tidy::GlobList> WAE;
   std::optional<ChangedLines> Diff;
   std::unique_ptr<clang::tooling::CompilationDatabase> DB;
+  /// The clang-tidy arguments of the workers: C.TidyArgs, with -p naming
+  /// the rewritten database in DatabaseDir when there is one.
+  std::vector<std::string> WorkerTidyArgs;
+  std::string DatabaseDir;
   Baseline Known;
   std::chrono::steady_clock::time_point Start;
 
@@ -261,6 +272,10 @@ std::optional<std::string> Batch::prepare() {
   Root = absolute(C.SourceRoot ? *C.SourceRoot : ".");
   if (auto Err = validateInputs(C, &DB))
     return Err;
+  WorkerTidyArgs = C.TidyArgs;
+  if (C.BuildPath && DB)
+    if (auto Err = useRealDatabase())
+      return Err;
   if (C.DiffRef || C.DiffFile) {
     auto D = C.DiffRef ? gitDiff(*C.DiffRef) : diffFile(*C.DiffFile);
     if (!D)
@@ -272,6 +287,49 @@ std::optional<std::string> Batch::prepare() {
     if (!B)
       return llvm::toString(B.takeError());
     Known = std::move(*B);
+  }
+  return std::nullopt;
+}
+
+/// Rewrites the compilation database where clang cannot use it as it is
+/// (RealDatabase.h): the workers and the parent then read the rewrite.
+std::optional<std::string> Batch::useRealDatabase() {
+  llvm::SmallString<256> File(*C.BuildPath);
+  if (llvm::sys::fs::is_directory(File))
+    llvm::sys::path::append(File, "compile_commands.json");
+  auto Rewrite = rewriteDatabase(File);
+  if (!Rewrite)
+    return "compilation database " + llvm::toString(Rewrite.takeError());
+  S.CudaSkipped = Rewrite->CudaSkipped;
+  S.DroppedFlags = Rewrite->DroppedFlags;
+  if (Rewrite->Json.empty())
+    return std::nullopt;
+  llvm::SmallString<128> Dir;
+  if (std::error_code EC =
+          llvm::sys::fs::createUniqueDirectory("torch-tidy-db", Dir))
+    return "cannot create a temporary folder: " + EC.message();
+  DatabaseDir = Dir.str().str();
+  llvm::SmallString<256> Out(Dir);
+  llvm::sys::path::append(Out, "compile_commands.json");
+  {
+    std::error_code EC;
+    llvm::raw_fd_ostream OS(Out, EC);
+    if (EC)
+      return "cannot write '" + Out.str().str() + "': " + EC.message();
+    OS << Rewrite->Json;
+  }
+  std::string Err;
+  DB = clang::tooling::JSONCompilationDatabase::loadFromFile(
+      Out, Err, clang::tooling::JSONCommandLineSyntax::AutoDetect);
+  if (!DB)
+    return "rewritten compilation database: " + Err;
+  for (size_t I = 0; I < WorkerTidyArgs.size(); ++I) {
+    std::string &A = WorkerTidyArgs[I];
+    StringRef Name = StringRef(A).ltrim('-');
+    if ((Name == "p") && I + 1 < WorkerTidyArgs.size())
+      WorkerTidyArgs[++I] = DatabaseDir;
+    else if (Name.starts_with("p="))
+      A = "-p=" + DatabaseDir;
   }
   return std::nullopt;
 }
@@ -338,7 +396,7 @@ RawResult Batch::runWorker(size_t I, llvm::ArrayRef<std::string> Extra) {
   if (Cache)
     for (std::string &A : dependencyFileArgs(Deps))
       Args.push_back(std::move(A));
-  Args.insert(Args.end(), C.TidyArgs.begin(), C.TidyArgs.end());
+  Args.insert(Args.end(), WorkerTidyArgs.begin(), WorkerTidyArgs.end());
   if (C.HasFixed) {
     Args.push_back("--");
     Args.insert(Args.end(), C.Fixed.begin(), C.Fixed.end());

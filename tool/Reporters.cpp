@@ -85,6 +85,14 @@ void writeSummary(llvm::raw_ostream &OS, const std::vector<Finding> &Findings,
     for (const std::string &F : S.TorchChecksDisabled)
       OS << "  " << displayPath(F, Opts.Root) << "\n";
   }
+  if (S.CudaSkipped)
+    OS << Plural(S.CudaSkipped, "CUDA file", "CUDA files")
+       << " skipped (nvcc or .cu entries of the compilation database)\n";
+  if (!S.DroppedFlags.empty()) {
+    OS << "Dropped arguments clang does not know (GCC-only flags):\n";
+    for (const auto &[Flag, N] : S.DroppedFlags)
+      OS << "  " << Flag << " (" << Plural(N, "unit", "units") << ")\n";
+  }
   if (S.SuppressedByBaseline || S.OutsideDiff)
     OS << "Not shown: " << S.SuppressedByBaseline << " in the baseline, "
        << S.OutsideDiff << " outside the diff\n";
@@ -144,11 +152,16 @@ void writeJson(llvm::raw_ostream &OS, const std::vector<Finding> &Findings,
     Failures.push_back(json::Object{{"file", displayPath(F.File, Opts.Root)},
                                     {"message", F.Reason},
                                     {"crashed", F.Crashed}});
+  json::Object Dropped;
+  for (const auto &[Flag, N] : S.DroppedFlags)
+    Dropped[Flag] = N;
   json::Object Summary{{"filesAnalysed", S.Files.size()},
                        {"files", std::move(Files)},
                        {"failures", std::move(Failures)},
                        {"findings", Findings.size()},
                        {"findingsPerCheck", std::move(PerCheck)},
+                       {"cudaFilesSkipped", S.CudaSkipped},
+                       {"droppedFlags", std::move(Dropped)},
                        {"suppressedByBaseline", S.SuppressedByBaseline},
                        {"outsideDiff", S.OutsideDiff}};
   OS << llvm::formatv(

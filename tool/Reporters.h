@@ -6,6 +6,7 @@
 #include "llvm/Support/raw_ostream.h"
 #include <atomic>
 #include <cstdint>
+#include <map>
 
 namespace torch_tidy {
 
@@ -21,6 +22,10 @@ struct RunSummary {
   /// Units whose .clang-tidy disables the torch-* checks (-torch-*).
   std::vector<std::string> TorchChecksDisabled;
   unsigned SuppressedByBaseline = 0, OutsideDiff = 0;
+  /// Compilation database entries left out (CUDA), and arguments dropped
+  /// because clang does not know them, with their entry counts.
+  unsigned CudaSkipped = 0;
+  std::map<std::string, unsigned> DroppedFlags;
   unsigned Jobs = 1;
   double Seconds = 0;
   uint64_t PeakKiB = 0, MeanPeakKiB = 0; ///< per-worker peak resident memory

@@ -1,6 +1,7 @@
 //===- GpuUse.cpp - can this translation unit use a GPU at all? ----------===//
 #include "GpuUse.h"
 #include "DeviceRules.h"
+#include "TorchModules.h"
 #include "TorchTypes.h"
 #include "clang/AST/ExprCXX.h"
 #include "clang/AST/RecursiveASTVisitor.h"
@@ -65,9 +66,11 @@ public:
     if (FD->getName() == "cuda")
       Found = true;
     // A function of the program's defined in another file may hand it
-    // tensors on a GPU.
+    // tensors on a GPU; a module's methods compute on the module's device,
+    // which this file decides.
+    const auto *MD = dyn_cast<CXXMethodDecl>(FD);
     if (!FD->isDefined() && !SM.isInSystemHeader(FD->getLocation()) &&
-        handlesTensors(FD))
+        !(MD && isModuleClass(MD->getParent())) && handlesTensors(FD))
       Found = true;
     std::string Q = FD->getQualifiedNameAsString();
     StringRef QN = Q;

@@ -11,7 +11,8 @@
 // a string that names a device ("cuda:0", "mps"); it takes one from
 // elsewhere with a parameter or member of type torch::Device or
 // TensorOptions, or with a call of a function of the program's that is
-// defined in another file and takes or returns tensors or modules. Computed
+// defined in another file and takes or returns tensors or modules (not a
+// module's method: it computes on the module's device, decided here). Computed
 // once per translation unit, on first request.
 //
 //===----------------------------------------------------------------------===//

@@ -232,6 +232,19 @@ static bool searchMarkers(const Stmt *S, HotMarker (&First)[4],
   });
 }
 
+/// True if \p S holds a loop (not in a lambda) that runs a training step.
+static bool containsTrainingLoop(const Stmt *S) {
+  if (!S || isa<LambdaExpr>(S))
+    return false;
+  if (isLoop(S)) {
+    HotMarker M = findHotMarker(S);
+    if (M && (M.Kind == HotMarkerKind::Backward ||
+              M.Kind == HotMarkerKind::OptimizerStep))
+      return true;
+  }
+  return llvm::any_of(S->children(), containsTrainingLoop);
+}
+
 HotMarker findHotMarker(const Stmt *Loop) {
   HotMarker First[4];
   for (const Stmt *Part : iterationParts(Loop))
@@ -243,6 +256,13 @@ HotMarker findHotMarker(const Stmt *Loop) {
     Slot.Kind = HotMarkerKind::DataLoader;
     Slot.Name = "data loader";
   }
+  // A loop that only runs the model, around a nested training loop, is an
+  // epoch or update loop: its model call (an evaluation, a bootstrap value)
+  // runs once per epoch.
+  bool OnlyForward = First[static_cast<unsigned>(HotMarkerKind::Forward)] &&
+                     !First[0] && !First[1] && !First[3];
+  if (OnlyForward && llvm::any_of(iterationParts(Loop), containsTrainingLoop))
+    return {};
   // The enumerators are in order of preference.
   for (HotMarker &M : First)
     if (M)

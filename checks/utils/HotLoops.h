@@ -16,7 +16,9 @@
 // function's loops, counts too (`train_step(model, batch)`, an agent's
 // `act(obs)`), up to three calls deep. Markers inside a nested loop or a
 // lambda do not make the outer loop hot (the outer loop then runs once per
-// epoch, not once per step); a loop nested in a hot loop is hot.
+// epoch, not once per step), nor does a model call in a loop around a nested
+// training loop (an evaluation or bootstrap once per epoch or update); a
+// loop nested in a hot loop is hot.
 //
 // hotLoop() adds loops that are hot by where they are (the outermost such
 // loop of a function; loops nested in it are covered by it):

@@ -209,3 +209,19 @@ void rollout(std::shared_ptr<AgentImpl> agent, torch::Tensor obs) {
     std::printf("%f\n", obs.sum().item<float>());
   }
 }
+
+// An update loop that runs the model once per update (a bootstrap value)
+// around its training loop runs once per update, not per step.
+void ppo_update(std::shared_ptr<AgentImpl> agent, torch::optim::Adam &opt,
+                torch::Tensor obs) {
+  for (int update = 0; update < 10; ++update) {
+    ActOutput next = agent->act(obs);
+    for (int epoch = 0; epoch < 4; ++epoch) {
+      auto loss = next.value.pow(2).mean();
+      opt.zero_grad();
+      loss.backward();
+      opt.step();
+    }
+    std::printf("%f\n", next.value.mean().item<float>()); // near miss
+  }
+}
