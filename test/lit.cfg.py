@@ -24,7 +24,8 @@ for var in ("HOME", "TMPDIR"):
         config.environment[var] = os.environ[var]
 
 flags = "%s -include-pch %s" % (config.torch_flags, config.torch_pch)
-check_script = os.path.join(config.test_source_root, "lit", "check_torch_tidy.py")
+test_dir = os.path.dirname(__file__)
+check_script = os.path.join(test_dir, "lit", "check_torch_tidy.py")
 common = ("--torch-tidy %s --clang-tidy %s --plugin %s --clangxx %s "
           "--filecheck %s --resource-dir %s" % (
               config.torch_tidy, config.clang_tidy_22, config.plugin,
@@ -40,7 +41,7 @@ if config.sanitize:
         "detect_stack_use_after_return=1:strict_string_checks=1")
     config.environment["UBSAN_OPTIONS"] = "halt_on_error=1:print_stacktrace=1"
     config.environment["LSAN_OPTIONS"] = "suppressions=%s" % os.path.join(
-        config.test_source_root, "lit", "lsan.supp")
+        test_dir, "lit", "lsan.supp")
     common += " --skip-plugin"
 if config.header_set:
     common += " --skip-plugin"
