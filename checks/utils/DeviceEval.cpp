@@ -132,6 +132,27 @@ DeviceFact DeviceFlowBuilder::common(llvm::ArrayRef<const Expr *> Operands,
   return R;
 }
 
+/// The variable or member (of `this`) \p E dereferences: `*p` of a pointer,
+/// `*sp` of a smart pointer; null otherwise.
+static const ValueDecl *devicePointerHolder(const Expr *E) {
+  const Expr *Pointer = nullptr;
+  if (const auto *UO = dyn_cast<UnaryOperator>(E))
+    Pointer = UO->getOpcode() == UO_Deref ? UO->getSubExpr() : nullptr;
+  else if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(E))
+    Pointer = Op->getOperator() == OO_Star && Op->getNumArgs() == 1
+                  ? Op->getArg(0)
+                  : nullptr;
+  if (!Pointer)
+    return nullptr;
+  Pointer = stripImplicit(Pointer);
+  if (const auto *DRE = dyn_cast<DeclRefExpr>(Pointer))
+    return dyn_cast<VarDecl>(DRE->getDecl());
+  if (const auto *ME = dyn_cast<MemberExpr>(Pointer))
+    if (isa<CXXThisExpr>(stripImplicit(ME->getBase())))
+      return dyn_cast<FieldDecl>(ME->getMemberDecl());
+  return nullptr;
+}
+
 DeviceFact DeviceFlowBuilder::computeNode(const Expr *E, Carrier C) {
   // Wrappers.
   if (const auto *EWC = dyn_cast<ExprWithCleanups>(E))
@@ -153,6 +174,14 @@ DeviceFact DeviceFlowBuilder::computeNode(const Expr *E, Carrier C) {
   if (C == Carrier::DeviceType)
     if (std::optional<DeviceValue> K = constantDeviceType(E, Ctx))
       return {*K, {}, Origin()};
+
+  // `*dev`, `*m_device`: the device a pointer or smart pointer variable or
+  // member holds, taken as held by that declaration.
+  if (C == Carrier::Device)
+    if (const ValueDecl *Holder = devicePointerHolder(E))
+      return {DeviceValue::onDevice(Holder),
+              {},
+              Origin(Origin::DeviceValueDecl, Holder->getLocation())};
 
   if (const auto *DRE = dyn_cast<DeclRefExpr>(E)) {
     if (isa<VarDecl>(DRE->getDecl()))

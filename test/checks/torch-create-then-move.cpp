@@ -86,3 +86,19 @@ template <typename T> torch::Tensor inTemplate(torch::Device device) {
   return torch::zeros({4}).to(device);
 }
 template torch::Tensor inTemplate<float>(torch::Device);
+
+// A device held through a pointer or smart pointer member, as RL trainers
+// keep it (`std::shared_ptr<torch::Device> m_device`).
+struct Trainer {
+  std::shared_ptr<torch::Device> m_device;
+  torch::Device *raw = nullptr;
+  torch::Tensor zeros(int64_t n) {
+    auto a = torch::zeros({1, n}).to(*m_device);
+    // CHECK-MESSAGES: :[[@LINE-1]]:35: warning: 'torch::zeros' allocates and fills this tensor on the CPU, then 'to' copies it to 'm_device'; pass torch::device(*m_device) to the factory to create it there [torch-create-then-move]
+    // CHECK-FIXES: auto a = torch::zeros({1, n}, torch::device(*m_device));
+    auto b = torch::ones({n}).to(*raw);
+    // CHECK-MESSAGES: :[[@LINE-1]]:31: warning: 'torch::ones' allocates and fills this tensor on the CPU, then 'to' copies it to 'raw'
+    // CHECK-FIXES: auto b = torch::ones({n}, torch::device(*raw));
+    return a + b;
+  }
+};
