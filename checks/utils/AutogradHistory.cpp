@@ -48,7 +48,8 @@ static bool isModuleCall(const Expr *E) {
   return M && isForwardableModuleClass(M->getParent());
 }
 
-/// `std::get<1>(x.max(1))` and the like: the indices of a max/sort/topk.
+/// `std::get<1>(x.max(1))` and the like: the indices of a max/sort/topk,
+/// also through a local tuple (`auto t = torch::max(p, 1); std::get<1>(t)`).
 static bool isIndicesOfTuple(const CallExpr *C) {
   if (!isStdCall(C, "get") || C->getNumArgs() != 1)
     return false;
@@ -57,7 +58,12 @@ static bool isIndicesOfTuple(const CallExpr *C) {
       Args->get(0).getKind() != TemplateArgument::Integral ||
       Args->get(0).getAsIntegral() != 1)
     return false;
-  const auto *Inner = dyn_cast<CallExpr>(stripCopiesAndMoves(C->getArg(0)));
+  const Expr *Tuple = stripCopiesAndMoves(C->getArg(0));
+  if (const auto *Ref = dyn_cast<DeclRefExpr>(Tuple))
+    if (const auto *VD = dyn_cast<VarDecl>(Ref->getDecl());
+        VD && VD->isLocalVarDecl() && VD->getInit())
+      Tuple = stripCopiesAndMoves(VD->getInit());
+  const auto *Inner = dyn_cast<CallExpr>(Tuple);
   const auto *FD = Inner ? Inner->getDirectCallee() : nullptr;
   return FD && FD->getIdentifier() &&
          llvm::is_contained({"max", "min", "sort", "topk", "kthvalue", "mode",

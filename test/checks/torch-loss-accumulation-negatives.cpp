@@ -176,3 +176,15 @@ void sampled_ids(torch::nn::Linear model, torch::Tensor x) {
     samples.push_back(torch::multinomial(logits.softmax(1), 1));
   }
 }
+
+// Greedy decoding: the ids grow step by step, taken from a local max tuple.
+torch::Tensor greedy(torch::nn::Linear model, torch::Tensor x) {
+  torch::Tensor ys = torch::ones({1, 1}, torch::kLong);
+  for (int step = 0; step < 10; ++step) {
+    auto prob = model->forward(x);
+    std::tuple<torch::Tensor, torch::Tensor> best = torch::max(prob, 1);
+    torch::Tensor next = std::get<1>(best);
+    ys = torch::cat({ys, torch::ones({1, 1}, torch::kLong).fill_(next)}, 0);
+  }
+  return ys;
+}
