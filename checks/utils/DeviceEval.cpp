@@ -132,24 +132,14 @@ DeviceFact DeviceFlowBuilder::common(llvm::ArrayRef<const Expr *> Operands,
   return R;
 }
 
-/// The variable or member (of `this`) \p E dereferences: `*p` of a pointer,
-/// `*sp` of a smart pointer; null otherwise.
-static const ValueDecl *devicePointerHolder(const Expr *E) {
-  const Expr *Pointer = nullptr;
+/// The pointer \p E dereferences: `p` in `*p`, `sp` in `*sp` of a smart
+/// pointer; null otherwise.
+static const Expr *dereferencedPointer(const Expr *E) {
   if (const auto *UO = dyn_cast<UnaryOperator>(E))
-    Pointer = UO->getOpcode() == UO_Deref ? UO->getSubExpr() : nullptr;
-  else if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(E))
-    Pointer = Op->getOperator() == OO_Star && Op->getNumArgs() == 1
-                  ? Op->getArg(0)
-                  : nullptr;
-  if (!Pointer)
-    return nullptr;
-  Pointer = stripImplicit(Pointer);
-  if (const auto *DRE = dyn_cast<DeclRefExpr>(Pointer))
-    return dyn_cast<VarDecl>(DRE->getDecl());
-  if (const auto *ME = dyn_cast<MemberExpr>(Pointer))
-    if (isa<CXXThisExpr>(stripImplicit(ME->getBase())))
-      return dyn_cast<FieldDecl>(ME->getMemberDecl());
+    return UO->getOpcode() == UO_Deref ? UO->getSubExpr() : nullptr;
+  if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(E))
+    return Op->getOperator() == OO_Star && Op->getNumArgs() == 1 ? Op->getArg(0)
+                                                                 : nullptr;
   return nullptr;
 }
 
@@ -177,8 +167,9 @@ DeviceFact DeviceFlowBuilder::computeNode(const Expr *E, Carrier C) {
 
   // `*dev`, `*m_device`: the device a pointer or smart pointer variable or
   // member holds, taken as held by that declaration.
-  if (C == Carrier::Device)
-    if (const ValueDecl *Holder = devicePointerHolder(E))
+  if (const Expr *Pointer =
+          C == Carrier::Device ? dereferencedPointer(E) : nullptr)
+    if (const ValueDecl *Holder = assignedDecl(Pointer))
       return {DeviceValue::onDevice(Holder),
               {},
               Origin(Origin::DeviceValueDecl, Holder->getLocation())};
