@@ -181,7 +181,7 @@ public:
 
 private:
   std::optional<std::string> prepare();
-  std::optional<std::string> useRealDatabase();
+  std::optional<std::string> useRealDatabase(StringRef BuildPath);
   std::optional<std::string> select();
   /// A precompiled preamble shared by a group of units, built once.
   struct SharedPreamble {
@@ -274,7 +274,7 @@ std::optional<std::string> Batch::prepare() {
     return Err;
   WorkerTidyArgs = C.TidyArgs;
   if (C.BuildPath && DB)
-    if (auto Err = useRealDatabase())
+    if (auto Err = useRealDatabase(*C.BuildPath))
       return Err;
   if (C.DiffRef || C.DiffFile) {
     auto D = C.DiffRef ? gitDiff(*C.DiffRef) : diffFile(*C.DiffFile);
@@ -293,8 +293,8 @@ std::optional<std::string> Batch::prepare() {
 
 /// Rewrites the compilation database where clang cannot use it as it is
 /// (RealDatabase.h): the workers and the parent then read the rewrite.
-std::optional<std::string> Batch::useRealDatabase() {
-  llvm::SmallString<256> File(*C.BuildPath);
+std::optional<std::string> Batch::useRealDatabase(StringRef BuildPath) {
+  llvm::SmallString<256> File(BuildPath);
   if (llvm::sys::fs::is_directory(File))
     llvm::sys::path::append(File, "compile_commands.json");
   auto Rewrite = rewriteDatabase(File);

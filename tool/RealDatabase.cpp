@@ -111,7 +111,7 @@ llvm::Expected<DatabaseRewrite> rewriteDatabase(StringRef File) {
     if (const llvm::json::Array *A = E->getArray("arguments")) {
       for (const llvm::json::Value &Arg : *A)
         if (auto S = Arg.getAsString())
-          Argv.push_back(Saver.save(*S).data());
+          Argv.push_back(Saver.save(*S).begin()); // saved with a final NUL
     } else if (auto Command = E->getString("command")) {
       llvm::cl::TokenizeGNUCommandLine(*Command, Saver, Argv);
     } else {
