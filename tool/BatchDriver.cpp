@@ -294,10 +294,7 @@ std::optional<std::string> Batch::prepare() {
 /// Rewrites the compilation database where clang cannot use it as it is
 /// (RealDatabase.h): the workers and the parent then read the rewrite.
 std::optional<std::string> Batch::useRealDatabase(StringRef BuildPath) {
-  llvm::SmallString<256> File(BuildPath);
-  if (llvm::sys::fs::is_directory(File))
-    llvm::sys::path::append(File, "compile_commands.json");
-  auto Rewrite = rewriteDatabase(File);
+  auto Rewrite = rewriteDatabase(databaseFile(BuildPath));
   if (!Rewrite)
     return "compilation database " + llvm::toString(Rewrite.takeError());
   S.CudaSkipped = Rewrite->CudaSkipped;

@@ -14,7 +14,7 @@ namespace tooling = clang::tooling;
 
 namespace torch_tidy {
 
-static std::string absolutePath(StringRef File, StringRef BuildDir) {
+std::string absolutePath(StringRef File, StringRef BuildDir) {
   llvm::SmallString<256> P(File);
   if (!File.empty() && !llvm::sys::path::is_absolute(P)) {
     P = BuildDir;

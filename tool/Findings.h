@@ -80,6 +80,10 @@ void dedupeAndSort(std::vector<Finding> &Findings);
 /// \p Path relative to \p Root when it lies under it, else \p Path.
 std::string displayPath(llvm::StringRef Path, llvm::StringRef Root);
 
+/// \p File made absolute against \p Base (when relative), without "." and
+/// ".." components.
+std::string absolutePath(llvm::StringRef File, llvm::StringRef Base);
+
 /// Whitespace runs collapsed to one space, trimmed.
 std::string normalizeSpace(llvm::StringRef S);
 

@@ -25,21 +25,25 @@ std::optional<std::string> checkSourceFile(StringRef Path) {
   return std::nullopt;
 }
 
-static std::optional<std::string>
-checkDatabase(StringRef Path,
-              std::unique_ptr<clang::tooling::CompilationDatabase> *Out) {
+std::string databaseFile(StringRef Path) {
   llvm::SmallString<256> File(Path);
   if (llvm::sys::fs::is_directory(File))
     llvm::sys::path::append(File, "compile_commands.json");
+  return File.str().str();
+}
+
+static std::optional<std::string>
+checkDatabase(StringRef Path,
+              std::unique_ptr<clang::tooling::CompilationDatabase> *Out) {
+  std::string File = databaseFile(Path);
   if (!llvm::sys::fs::exists(File))
-    return "no compilation database at '" + File.str().str() + "'";
+    return "no compilation database at '" + File + "'";
   std::string Err;
   auto DB = clang::tooling::JSONCompilationDatabase::loadFromFile(
       File, Err, clang::tooling::JSONCommandLineSyntax::AutoDetect);
   if (!DB) {
     StringRef First = StringRef(Err).split('\n').first;
-    return "malformed compilation database '" + File.str().str() +
-           "': " + First.str();
+    return "malformed compilation database '" + File + "': " + First.str();
   }
   if (Out)
     *Out = std::move(DB);

@@ -17,6 +17,10 @@ namespace torch_tidy {
 /// in one line; nothing when it is a readable file.
 std::optional<std::string> checkSourceFile(llvm::StringRef Path);
 
+/// The compile_commands.json that `-p \p Path` names: Path itself, or the
+/// file of that name in it when Path is a folder.
+std::string databaseFile(llvm::StringRef Path);
+
 /// A one-line description of what is wrong with the input, if anything.
 /// The compilation database named by -p is loaded once; when \p DB is given
 /// it receives it, so the caller need not load it again.

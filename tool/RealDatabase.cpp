@@ -1,5 +1,6 @@
 //===- RealDatabase.cpp - compile databases as projects write them -------===//
 #include "RealDatabase.h"
+#include "Findings.h"
 #include "clang/Options/Options.h"
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/Option/ArgList.h"
@@ -27,16 +28,6 @@ static bool isCuda(StringRef File, StringRef Compiler) {
   StringRef Ext = llvm::sys::path::extension(File);
   return Ext == ".cu" || Ext == ".cuh" ||
          llvm::sys::path::stem(Compiler).starts_with("nvcc");
-}
-
-static std::string resolved(StringRef Path, StringRef Base) {
-  llvm::SmallString<256> P(Path);
-  if (!llvm::sys::path::is_absolute(P)) {
-    P = Base;
-    llvm::sys::path::append(P, Path);
-  }
-  llvm::sys::path::remove_dots(P, /*remove_dot_dot=*/true);
-  return P.str().str();
 }
 
 /// Drops the arguments clang's driver does not know (GCC-only flags), and
@@ -102,8 +93,8 @@ llvm::Expected<DatabaseRewrite> rewriteDatabase(StringRef File) {
     auto Source = E->getString("file");
     if (!Dir || !Source)
       return Fail("an entry has no \"directory\" or \"file\"");
-    std::string Directory = resolved(*Dir, DbDir);
-    std::string Path = resolved(*Source, Directory);
+    std::string Directory = absolutePath(*Dir, DbDir);
+    std::string Path = absolutePath(*Source, Directory);
     // clang resolves a relative "file" against an absolute "directory".
     Changed |= Directory != *Dir;
 

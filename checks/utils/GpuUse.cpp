@@ -12,16 +12,6 @@ namespace {
 thread_local const ASTContext *CachedCtx = nullptr;
 thread_local bool CachedAnswer = true;
 
-/// True for c10::Device and c10::TensorOptions.
-bool isDeviceCarrier(QualType T) {
-  const auto *RD = T.getNonReferenceType()->getAsCXXRecordDecl();
-  if (!RD || !RD->getIdentifier())
-    return false;
-  StringRef Name = RD->getName();
-  return (Name == "Device" || Name == "TensorOptions") &&
-         outermostNamespace(RD) == "c10";
-}
-
 /// True if \p FD takes or returns something that holds tensors or modules.
 bool handlesTensors(const FunctionDecl *FD) {
   auto Holds = [](QualType T) {
@@ -35,7 +25,8 @@ bool handlesTensors(const FunctionDecl *FD) {
 
 class GpuMentions : public RecursiveASTVisitor<GpuMentions> {
 public:
-  explicit GpuMentions(const SourceManager &SM) : SM(SM) {}
+  explicit GpuMentions(const ASTContext &Ctx)
+      : Ctx(Ctx), SM(Ctx.getSourceManager()) {}
   bool Found = false;
   bool HasMain = false;
 
@@ -46,17 +37,10 @@ public:
     return RecursiveASTVisitor::TraverseDecl(D);
   }
   bool VisitDeclRefExpr(DeclRefExpr *E) {
-    if (const auto *EC = dyn_cast<EnumConstantDecl>(E->getDecl())) {
-      const auto *Enum = dyn_cast<EnumDecl>(EC->getDeclContext());
-      if (Enum && Enum->getName() == "DeviceType" && EC->getName() != "CPU")
-        Found = true;
-    } else if (const auto *VD = dyn_cast<VarDecl>(E->getDecl())) {
-      // torch::kCUDA is a constexpr variable of type DeviceType.
-      if (VD->getIdentifier() && VD->getName().starts_with("k") &&
-          VD->getName() != "kCPU" &&
-          VD->getType().getAsString().find("DeviceType") != std::string::npos)
-        Found = true;
-    }
+    // torch::kCUDA, c10::DeviceType::CUDA, ...: any device type but the CPU.
+    if (carrierOf(E->getType()) == Carrier::DeviceType)
+      if (std::optional<DeviceValue> K = constantDeviceType(E, Ctx))
+        Found |= !K->isCPU();
     return !Found;
   }
   bool VisitCallExpr(CallExpr *E) {
@@ -93,20 +77,22 @@ public:
     return true;
   }
   bool VisitDeclaratorDecl(DeclaratorDecl *D) {
+    Carrier C = carrierOf(D->getType());
     if ((isa<ParmVarDecl>(D) || isa<FieldDecl>(D)) &&
-        isDeviceCarrier(D->getType()))
+        (C == Carrier::Device || C == Carrier::Options))
       Found = true;
     return !Found;
   }
 
 private:
+  const ASTContext &Ctx;
   const SourceManager &SM;
 };
 } // namespace
 
 bool mayUseGPU(ASTContext &Ctx) {
   if (CachedCtx != &Ctx) {
-    GpuMentions V(Ctx.getSourceManager());
+    GpuMentions V(Ctx);
     V.TraverseDecl(Ctx.getTranslationUnitDecl());
     CachedCtx = &Ctx;
     CachedAnswer = V.Found || !V.HasMain;

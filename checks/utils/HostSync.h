@@ -1,5 +1,4 @@
-//===- HostSync.h - calls that make the host wait for the device -*- C++
-//-*-===//
+//===- HostSync.h - calls that make the host wait ------------*- C++ -*-===//
 //
 // Answers: does this call make the host wait for the device, and for what
 // (a value, a data-dependent size, all queued work)? And: is this copy

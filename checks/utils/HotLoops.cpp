@@ -1,5 +1,4 @@
-//===- HotLoops.cpp - loops that run once per step
-//-------------------------===//
+//===- HotLoops.cpp - loops that run once per step ---------------------===//
 #include "HotLoops.h"
 #include "ASTHelpers.h"
 #include "DeviceFlow.h"

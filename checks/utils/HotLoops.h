@@ -1,5 +1,4 @@
-//===- HotLoops.h - loops that run once per step -----------------*- C++
-//-*-===//
+//===- HotLoops.h - loops that run once per step ------------*- C++ -*-===//
 //
 // Answers: does this loop run its body once per training or inference step
 // (or more often), so that per-iteration host work (a sync, an allocation)
