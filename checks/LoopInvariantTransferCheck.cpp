@@ -175,8 +175,8 @@ void LoopInvariantTransferCheck::check(const MatchFinder::MatchResult &Result) {
       return;
     DeviceValue To = Flow->conversionTarget(C);
     DeviceValue From = Flow->deviceOf(C->getImplicitObjectArgument());
-    bool Moves = To.isDeviceSide() ||
-                 (To.kind() == DeviceValue::Unknown && From.isCPU());
+    bool Moves =
+        To.isDeviceSide() || (!To.isKnown() && !To.isBottom() && From.isCPU());
     if (!Moves || Flow->isAlreadyOnTarget(C))
       continue;
     SourceLocation Loc = SM.getFileLoc(C->getExprLoc());

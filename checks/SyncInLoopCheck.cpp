@@ -1,6 +1,7 @@
 //===- SyncInLoopCheck.cpp - torch-sync-in-loop ---------------------------===//
 #include "SyncInLoopCheck.h"
 #include "utils/ASTHelpers.h"
+#include "utils/CallerDevices.h"
 #include "utils/CheckOptions.h"
 #include "utils/DeviceDiagnostics.h"
 #include "utils/DeviceFlow.h"
@@ -60,6 +61,9 @@ void SyncInLoopCheck::onStartOfTranslationUnit() {
 }
 
 void SyncInLoopCheck::onEndOfTranslationUnit() {
+  if (Unit)
+    utils::writeUnitFacts(*Unit);
+  Unit = nullptr;
   utils::DeviceFlow::clearCache();
   utils::clearHiddenSyncCache();
 }
@@ -74,17 +78,21 @@ void SyncInLoopCheck::registerMatchers(MatchFinder *Finder) {
   // Loops top-down, with their function (DeviceFlow's facts are per
   // function); check() reads the bodies of the hot ones.
   Finder->addMatcher(utils::functionLoops(), this);
+  // A batch worker writes the unit's facts even when it has no loop.
+  if (utils::exportsUnitFacts())
+    Finder->addMatcher(translationUnitDecl().bind("unit"), this);
 }
 
-/// True when \p Call reads a tensor DeviceFlow knows is on the CPU:
-/// `.item()`, `.cpu()` or `.to(kCPU)` of it waits for no device.
-static bool readsCPUTensor(const Expr *Call, const SyncOperation *Op,
-                           const FunctionDecl *Fn, ASTContext &Ctx) {
+/// The device of the tensor \p Call reads, for `.item()`, `.cpu()` and
+/// `.to(kCPU)`: on the CPU (DeviceFlow, or CallerDevices for a tensor from
+/// the rest of the program) they wait for no device. Bottom for other calls.
+static utils::DeviceValue readDevice(const Expr *Call, const SyncOperation *Op,
+                                     const FunctionDecl *Fn, ASTContext &Ctx) {
   const auto *MC = dyn_cast<CXXMemberCallExpr>(Call);
   if (!MC || !Fn || !Op ||
       !(Op->Option == "item" || Op->Option == "cpu" || Op->Option == "to"))
-    return false;
-  return utils::DeviceFlow::get(Fn, Ctx).isOnCPU(
+    return {};
+  return utils::DeviceFlow::get(Fn, Ctx).deviceOf(
       MC->getImplicitObjectArgument());
 }
 
@@ -287,9 +295,12 @@ struct SyncInLoopCheck::Walk {
           Check.classify(E, !Discarded.contains(utils::stripImplicit(E)), Ctx);
       bool TimingWait = Op && Op->Wait == SyncWait::AllWork &&
                         NextToClock.contains(utils::stripImplicit(E));
-      if (!Subject.empty() && !readsCPUTensor(E, Op, Fn, Ctx) && !TimingWait)
+      utils::DeviceValue Read = readDevice(E, Op, Fn, Ctx);
+      bool ReadsCPU = Read.isCPU() || utils::inheritsCPU(Read, Ctx);
+      if (!Subject.empty() && !ReadsCPU && !TimingWait) {
         Check.report(E, Subject, Op, Marker, Ctx.getSourceManager());
-      else if (const CallExpr *Inside = hiddenSyncOf(E))
+        utils::deferToProgram(E->getExprLoc(), Read, Ctx);
+      } else if (const CallExpr *Inside = hiddenSyncOf(E))
         Check.report(E, utils::syncSubject(cast<CallExpr>(E)), nullptr, Marker,
                      Ctx.getSourceManager(), Inside);
       else if (Subject.empty())
@@ -338,6 +349,10 @@ void SyncInLoopCheck::report(const Expr *Call, StringRef Subject,
 }
 
 void SyncInLoopCheck::check(const MatchFinder::MatchResult &Result) {
+  if (Result.Nodes.getNodeAs<TranslationUnitDecl>("unit")) {
+    Unit = Result.Context;
+    return;
+  }
   const auto *Loop = Result.Nodes.getNodeAs<Stmt>("loop");
   ASTContext &Ctx = *Result.Context;
   // A program that never names a GPU waits for none.

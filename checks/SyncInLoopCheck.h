@@ -42,6 +42,9 @@ private:
               const SourceManager &SM, const CallExpr *Inside = nullptr);
 
   std::vector<std::string> SyncFunctions;
+  /// In a batch worker: the unit whose facts onEndOfTranslationUnit()
+  /// writes (CallerDevices.h).
+  ASTContext *Unit = nullptr;
   const bool AllowInPeriodicGuard;
   /// Also report copies from the device into CPU tensors.
   const bool HostBufferCopies;

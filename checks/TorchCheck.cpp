@@ -1,6 +1,7 @@
 //===- TorchCheck.cpp - what every torch-* check shares -------------------===//
 #include "TorchCheck.h"
 #include "utils/ASTHelpers.h"
+#include "utils/CallerDevices.h"
 #include "utils/CheckOptions.h"
 #include "utils/DeviceFlow.h"
 #include "utils/GpuUse.h"
@@ -12,6 +13,7 @@ void TorchCheck::onStartOfTranslationUnit() {
   Reported.clear();
   utils::clearHotLoopCache();
   utils::clearGpuUseCache();
+  utils::clearCallerDevicesCache();
 }
 
 TorchCheck::NoFix TorchCheck::whyNoFix(bool InMacro, const DeclContext *DC) {

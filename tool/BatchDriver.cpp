@@ -11,6 +11,7 @@
 #include "SharedPreamble.h"
 #include "TempFiles.h"
 #include "UnitKey.h"
+#include "checks/utils/ProgramFacts.h"
 #include "clang-tidy/GlobList.h"
 #include "clang/Tooling/JSONCompilationDatabase.h"
 #include "llvm/ADT/StringMap.h"
@@ -116,6 +117,7 @@ writeReport(const CommandLine &C,
 struct RawResult {
   int RC = 0;
   std::string ErrMsg, Log, Yaml;
+  std::string Facts; ///< the unit's device facts (utils::ProgramFacts)
   std::optional<std::string> SetupError; ///< no worker could be started
   std::optional<std::string> YamlError;  ///< the export could not be read
   std::optional<std::vector<std::string>> Deps; ///< with a cache
@@ -124,6 +126,7 @@ struct RawResult {
 
 struct WorkerResult {
   std::vector<Finding> Findings;
+  std::string Facts;
   std::optional<std::string> Failure; ///< why the file could not be analysed
   std::optional<Position> FailurePos; ///< where its first error is
   bool Crashed = false;
@@ -202,6 +205,7 @@ private:
   RawResult runWorker(size_t I, llvm::ArrayRef<std::string> Extra);
   WorkerResult interpret(const std::string &File, const RawResult &Raw);
   void collect();
+  void dropCPUReads();
   void filter();
   std::optional<std::string> report();
 
@@ -382,13 +386,18 @@ RawResult Batch::runWorker(size_t I, llvm::ArrayRef<std::string> Extra) {
   RawResult Raw;
   TempFiles Temp;
   if (std::error_code EC =
-          Temp.create("torch-tidy-worker", {"yaml", "log", "d"})) {
+          Temp.create("torch-tidy-worker", {"yaml", "log", "d", "facts"})) {
     Raw.SetupError = "cannot create a temporary file: " + EC.message();
     return Raw;
   }
-  StringRef Yaml = Temp[0], Log = Temp[1], Deps = Temp[2];
-  std::vector<std::string> Args = {Self, WorkerFlag.str(), File,
-                                   "--export-fixes=" + Yaml.str(), "--quiet"};
+  StringRef Yaml = Temp[0], Log = Temp[1], Deps = Temp[2], Facts = Temp[3];
+  std::vector<std::string> Args = {Self,
+                                   WorkerFlag.str(),
+                                   File,
+                                   "--export-fixes=" + Yaml.str(),
+                                   "--" + UnitFactsFlag.str() + "=" +
+                                       Facts.str(),
+                                   "--quiet"};
   Args.insert(Args.end(), Extra.begin(), Extra.end());
   if (Cache)
     for (std::string &A : dependencyFileArgs(Deps))
@@ -408,6 +417,8 @@ RawResult Batch::runWorker(size_t I, llvm::ArrayRef<std::string> Extra) {
     Raw.PeakKiB = Stats->PeakMemory;
   if (auto Buf = llvm::MemoryBuffer::getFile(Log))
     Raw.Log = (*Buf)->getBuffer().str();
+  if (auto Buf = llvm::MemoryBuffer::getFile(Facts))
+    Raw.Facts = (*Buf)->getBuffer().str();
   if (auto Buf = llvm::MemoryBuffer::getFile(Yaml))
     Raw.Yaml = (*Buf)->getBuffer().str();
   else
@@ -426,6 +437,7 @@ RawResult Batch::runWorker(size_t I, llvm::ArrayRef<std::string> Extra) {
 WorkerResult Batch::interpret(const std::string &File, const RawResult &Raw) {
   WorkerResult R;
   R.PeakKiB = Raw.PeakKiB;
+  R.Facts = Raw.Facts;
   if (Raw.SetupError) {
     R.Failure = *Raw.SetupError;
     return R;
@@ -494,7 +506,8 @@ WorkerResult Batch::analyse(size_t I, bool Unshared) {
   if (P)
     ++S.PreambleUnits;
   if (Cache && !Keys[I].empty() && !R.Failure && Raw.Deps)
-    Cache->store(Keys[I], *Raw.Deps, {Raw.RC, "", Raw.Log, Raw.Yaml}, Hashes);
+    Cache->store(Keys[I], *Raw.Deps, {Raw.RC, Raw.Facts, Raw.Log, Raw.Yaml},
+                 Hashes);
   return R;
 }
 
@@ -556,6 +569,7 @@ std::vector<size_t> Batch::lookUpCache() {
         RawResult Raw;
         Raw.RC = Hit->ExitCode;
         Raw.Log = std::move(Hit->Err);
+        Raw.Facts = std::move(Hit->Out);
         Raw.Yaml = std::move(Hit->ExportedFixes);
         Results[I] = interpret(Files[I], Raw);
         continue;
@@ -692,6 +706,7 @@ void Batch::collect() {
     return R.PeakKiB > 0;
   }); // a cache hit runs no worker
   S.MeanPeakKiB = Measured ? SumKiB / Measured : 0;
+  dropCPUReads();
   for (Finding &F : Findings)
     Sources.locate(F);
   dedupeAndSort(Findings);
@@ -701,6 +716,19 @@ void Batch::collect() {
   Findings = std::move(Kept);
   for (Finding &F : Findings)
     Sources.fingerprint(F, Root);
+}
+
+/// The findings a unit deferred to the whole program (CallerDevices.h):
+/// those whose tensor every unit shows is on the CPU are left out.
+void Batch::dropCPUReads() {
+  clang::tidy::torch::utils::ProgramFacts Program;
+  for (const WorkerResult &R : Results)
+    Program.add(R.Facts);
+  size_t Before = Findings.size();
+  llvm::erase_if(Findings, [&](const Finding &F) {
+    return Program.onCPUEverywhere(F.Pos.File, F.Pos.Offset);
+  });
+  S.OnCPUAcrossUnits = Before - Findings.size();
 }
 
 /// Baseline and diff: what is hidden, and how much of it.

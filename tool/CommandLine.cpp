@@ -36,8 +36,8 @@ static const char *const BatchValueOptions[] = {
 static const char *const NotInBatch[] = {"fix", "fix-errors", "fix-notes",
                                          "export-fixes"};
 
-static const char *const OwnValueOptions[] = {"cache-dir", "cache-max-size",
-                                              "shared-preamble"};
+static const char *const OwnValueOptions[] = {
+    "cache-dir", "cache-max-size", "shared-preamble", UnitFactsFlag.data()};
 
 unsigned ownFlagArity(StringRef A) {
   if (A == WorkerFlag || A == BuildPreambleFlag || A == "--verbose" ||
@@ -56,6 +56,8 @@ unsigned ownFlagArity(StringRef A) {
 static bool setOwnFlag(CommandLine &C, StringRef Name, const std::string &V) {
   if (Name == "cache-dir") {
     C.CacheDir = V;
+  } else if (Name == UnitFactsFlag) {
+    C.UnitFacts = V;
   } else if (Name == "cache-max-size") {
     auto N = parseSize(V);
     if (!N) {

@@ -16,6 +16,8 @@ namespace torch_tidy {
 /// Internal flag the batch driver passes to its workers: the parent already
 /// validated the input, so the worker goes straight to clang-tidy.
 inline constexpr llvm::StringLiteral WorkerFlag = "--torch-tidy-worker";
+/// Where a batch worker writes its unit's facts (utils::ProgramFacts).
+inline constexpr llvm::StringLiteral UnitFactsFlag = "torch-tidy-unit-facts";
 /// Internal flag: `torch-tidy --torch-tidy-build-preamble -- CLANG ARGS...`
 /// builds one shared preamble (SharedPreamble.h) for the batch driver.
 inline constexpr llvm::StringLiteral BuildPreambleFlag =
@@ -35,6 +37,8 @@ struct CommandLine {
 
   // Speed, in every mode (docs/performance.md).
   std::optional<std::string> CacheDir; ///< --cache-dir or TORCH_TIDY_CACHE_DIR
+  /// A batch worker's facts file (--torch-tidy-unit-facts, set by the driver).
+  std::optional<std::string> UnitFacts;
   uint64_t CacheMaxBytes = 1ull << 30; ///< --cache-max-size
   bool SharedPreamble = true;          ///< --shared-preamble=on|off (batch)
   bool BuildsPreamble = false;         ///< internal: BuildPreambleFlag

@@ -93,6 +93,9 @@ void writeSummary(llvm::raw_ostream &OS, const std::vector<Finding> &Findings,
     for (const auto &[Flag, N] : S.DroppedFlags)
       OS << "  " << Flag << " (" << Plural(N, "unit", "units") << ")\n";
   }
+  if (S.OnCPUAcrossUnits)
+    OS << "Left out: " << Plural(S.OnCPUAcrossUnits, "finding", "findings")
+       << " whose tensor the other files show is on the CPU\n";
   if (S.SuppressedByBaseline || S.OutsideDiff)
     OS << "Not shown: " << S.SuppressedByBaseline << " in the baseline, "
        << S.OutsideDiff << " outside the diff\n";
@@ -162,6 +165,7 @@ void writeJson(llvm::raw_ostream &OS, const std::vector<Finding> &Findings,
                        {"findingsPerCheck", std::move(PerCheck)},
                        {"cudaFilesSkipped", S.CudaSkipped},
                        {"droppedFlags", std::move(Dropped)},
+                       {"onCPUAcrossUnits", S.OnCPUAcrossUnits},
                        {"suppressedByBaseline", S.SuppressedByBaseline},
                        {"outsideDiff", S.OutsideDiff}};
   OS << llvm::formatv(

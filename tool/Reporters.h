@@ -22,6 +22,9 @@ struct RunSummary {
   /// Units whose .clang-tidy disables the torch-* checks (-torch-*).
   std::vector<std::string> TorchChecksDisabled;
   unsigned SuppressedByBaseline = 0, OutsideDiff = 0;
+  /// Findings left out because, across the units, the tensor they read
+  /// is on the CPU (utils::ProgramFacts).
+  unsigned OnCPUAcrossUnits = 0;
   /// Compilation database entries left out (CUDA), and arguments dropped
   /// because clang does not know them, with their entry counts.
   unsigned CudaSkipped = 0;

@@ -37,7 +37,8 @@ private:
 /// What one analysis printed: what a hit replays.
 struct CachedResult {
   int ExitCode = 0;
-  std::string Out, Err;      ///< standard output and error (or worker log)
+  /// Standard output and error; for a batch worker, its unit facts and log.
+  std::string Out, Err;
   std::string ExportedFixes; ///< the --export-fixes YAML, if any
 };
 

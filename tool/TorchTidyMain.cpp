@@ -100,6 +100,8 @@ int main(int argc, const char **argv) {
   std::unique_ptr<clang::tooling::CompilationDatabase> DB;
   if (C.IsWorker) {
     injectFault(C);
+    if (C.UnitFacts) // read by the checks (CallerDevices.h)
+      setenv("TORCH_TIDY_UNIT_FACTS", C.UnitFacts->c_str(), 1);
     // The parent validated everything but the file itself, which may have
     // gone since it was listed.
     for (const std::string &Source : C.Sources)

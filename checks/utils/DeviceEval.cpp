@@ -2,6 +2,7 @@
 // The rules are DeviceFlow.h's "Sources"; LibTorch's names are in
 // DeviceRules.cpp.
 #include "ASTHelpers.h"
+#include "CallerDevices.h"
 #include "DeviceFlowBuilder.h"
 #include "TorchTypes.h"
 
@@ -47,6 +48,8 @@ DeviceFact DeviceFlowBuilder::initialFact(const ValueDecl *D) {
       return {DeviceValue::moduleDevice(),
               {},
               Origin(Origin::ForwardArgument, P->getLocation())};
+    if (C == Carrier::Tensor)
+      return {DeviceValue::inherited(P), {}, Origin()};
     return DeviceFact::unknown();
   }
   if (const auto *F = dyn_cast<FieldDecl>(D)) {
@@ -315,6 +318,8 @@ DeviceFact DeviceFlowBuilder::operatorFact(const CXXOperatorCallExpr *Op,
       F.Rank = TensorRank::unknown();
       return F;
     }
+    if (A0 == Carrier::None && C == Carrier::Tensor)
+      return inheritedElement(Arg0);
     if (A0 != Carrier::Tensor || C != Carrier::Tensor)
       return DeviceFact::unknown();
     DeviceFact F = get(Arg0);
@@ -367,6 +372,9 @@ DeviceFact DeviceFlowBuilder::memberCallFact(const CXXMemberCallExpr *Call,
   StringRef Name = MD->getIdentifier() ? MD->getName() : StringRef();
   const CXXRecordDecl *Class = MD->getParent();
 
+  if (C == Carrier::Tensor && RC == Carrier::None &&
+      (Name == "at" || Name == "back" || Name == "front"))
+    return inheritedElement(Recv);
   if (RC == Carrier::Tensor && isTensorRecord(Class)) {
     if (Name == "to" || Name == "cuda" || Name == "cpu" || Name == "type_as")
       return C == Carrier::Tensor ? conversionFact(Call)
@@ -429,6 +437,14 @@ DeviceFact DeviceFlowBuilder::memberCallFact(const CXXMemberCallExpr *Call,
   if ((Name == "get" || Name == "ptr") && C == Carrier::Module &&
       RC == Carrier::Module)
     return get(Recv);
+  if (C == Carrier::Tensor && isUserFunction(MD))
+    return {DeviceValue::inherited(MD->getCanonicalDecl()), {}, Origin()};
+  return DeviceFact::unknown();
+}
+
+DeviceFact DeviceFlowBuilder::inheritedElement(const Expr *Sequence) {
+  if (const Decl *Root = sequenceRoot(Sequence, Fn))
+    return {DeviceValue::inherited(Root), {}, Origin()};
   return DeviceFact::unknown();
 }
 
@@ -531,7 +547,11 @@ DeviceFact DeviceFlowBuilder::callFact(const CallExpr *Call, Carrier C) {
     return DeviceFact::unknown();
   }
   if (!isLibTorchDecl(FD))
-    return DeviceFact::unknown();
+    return C == Carrier::Tensor && isUserFunction(FD)
+               ? DeviceFact{DeviceValue::inherited(FD->getCanonicalDecl()),
+                            {},
+                            Origin()}
+               : DeviceFact::unknown();
   if (C == Carrier::Options) {
     if (Name == "device" && Call->getNumArgs() == 1)
       return get(Call->getArg(0));

@@ -29,6 +29,7 @@ std::string DeviceValue::name() const {
   case ModuleDevice:
     return "the module's device";
   case Bottom:
+  case Inherited:
   case Unknown:
     break;
   }

@@ -31,6 +31,10 @@ public:
     OnDevice,
     /// The device of the module whose forward() is being analysed.
     ModuleDevice,
+    /// Not known here: whatever the callers pass as parameter Decl (a
+    /// ParmVarDecl), or whatever function Decl returns (a FunctionDecl).
+    /// utils::CallerDevices answers it from the rest of the program.
+    Inherited,
     Unknown,
   };
 
@@ -51,14 +55,23 @@ public:
     return V;
   }
   static DeviceValue moduleDevice() { return DeviceValue(ModuleDevice); }
+  static DeviceValue inherited(const Decl *ParamOrFunction) {
+    DeviceValue V(Inherited);
+    V.Root = ParamOrFunction;
+    return V;
+  }
 
   KindTy kind() const { return Kind; }
   int index() const { return Index; }
   bool ifAvailable() const { return IfAvailable; }
   const ValueDecl *decl() const { return Decl; }
+  /// For Inherited: the parameter or the function.
+  const clang::Decl *root() const { return Root; }
 
   bool isBottom() const { return Kind == Bottom; }
-  bool isKnown() const { return Kind != Bottom && Kind != Unknown; }
+  bool isKnown() const {
+    return Kind != Bottom && Kind != Unknown && Kind != Inherited;
+  }
   /// Definitely the CPU.
   bool isCPU() const { return Kind == CPU; }
   /// Definitely not the CPU on a machine with a GPU: CUDA (also "the GPU
@@ -80,7 +93,8 @@ public:
 
   friend bool operator==(const DeviceValue &A, const DeviceValue &B) {
     return A.Kind == B.Kind && A.Index == B.Index &&
-           A.IfAvailable == B.IfAvailable && A.Decl == B.Decl;
+           A.IfAvailable == B.IfAvailable && A.Decl == B.Decl &&
+           A.Root == B.Root;
   }
   friend bool operator!=(const DeviceValue &A, const DeviceValue &B) {
     return !(A == B);
@@ -92,6 +106,7 @@ private:
   signed char Index = -1;
   bool IfAvailable = false;
   const ValueDecl *Decl = nullptr;
+  const clang::Decl *Root = nullptr;
 };
 
 /// How many dimensions a tensor has, as far as the analysis knows: exactly

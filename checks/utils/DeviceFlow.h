@@ -17,8 +17,10 @@
 //   - skipReason(): why a function was not analysed (the Verbose option).
 //
 // Lattice (DeviceFacts.h): CPU, CUDA(index), "on D" (a torch::Device
-// variable, parameter or member D), "the module's device", Unknown (top);
-// Bottom for "no value yet". Different values join to Unknown.
+// variable, parameter or member D), "the module's device", "inherited from
+// P" (what the callers pass as tensor parameter P, or what the user's
+// function P returns: CallerDevices.h follows it), Unknown (top); Bottom for
+// "no value yet". Different values join to Unknown.
 //
 // Sources: factory calls (torch::/at:: randn, zeros, ..., tensor, from_blob,
 // scalar_tensor, *_like(x)), TensorOptions (torch::device(d),
@@ -28,8 +30,10 @@
 // 0-dim CPU operands follow the others), data-loader batches (the loop
 // variable of `for (auto &batch : *loader)` is on the CPU), modules (created
 // on the CPU, moved by module->to(d); their members and outputs are on their
-// device), and inside forward() of a torch::nn::Module subclass the tensor
-// arguments and registered members are on "the module's device".
+// device), inside forward() of a torch::nn::Module subclass the tensor
+// arguments and registered members are on "the module's device", and
+// elsewhere tensor parameters, elements of tensor-vector parameters and
+// results of the user's functions are "inherited".
 //
 // Engine: our own forward worklist over clang::CFG, not clang's dataflow
 // framework (clang/Analysis/FlowSensitive). The framework models every value

@@ -69,6 +69,9 @@ private:
   DeviceFact varFact(const ValueDecl *D);
   DeviceFact initialFact(const ValueDecl *D);
   DeviceFact constructFact(const CXXConstructExpr *CE, Carrier C);
+  /// An element of a tensor sequence: Inherited from its parameter or the
+  /// function that returned it (CallerDevices), or Unknown.
+  DeviceFact inheritedElement(const Expr *Sequence);
   DeviceFact operatorFact(const CXXOperatorCallExpr *Op, Carrier C);
   DeviceFact memberCallFact(const CXXMemberCallExpr *Call, Carrier C);
   DeviceFact callFact(const CallExpr *Call, Carrier C);

@@ -7,7 +7,6 @@
 #include "TorchTypes.h"
 #include "clang/AST/DeclCXX.h"
 #include "clang/AST/ExprCXX.h"
-#include "clang/AST/RecursiveASTVisitor.h"
 #include "clang/AST/StmtCXX.h"
 #include "llvm/ADT/DenseMap.h"
 #include <array>
@@ -327,30 +326,6 @@ struct HotLoopState {
 };
 thread_local HotLoopState State;
 
-/// The function definitions of the user's code, in source order.
-class UserFunctions : public RecursiveASTVisitor<UserFunctions> {
-public:
-  explicit UserFunctions(const SourceManager &SM) : SM(SM) {}
-  bool shouldVisitTemplateInstantiations() const { return true; }
-  bool TraverseDecl(Decl *D) {
-    if (D && !isa<TranslationUnitDecl>(D) &&
-        SM.isInSystemHeader(D->getLocation()))
-      return true;
-    return RecursiveASTVisitor::TraverseDecl(D);
-  }
-  bool VisitFunctionDecl(FunctionDecl *FD) {
-    const auto *MD = dyn_cast<CXXMethodDecl>(FD);
-    if (FD->doesThisDeclarationHaveABody() && !FD->isDependentContext() &&
-        !(MD && MD->getParent()->isLambda()))
-      Found.push_back(FD);
-    return true;
-  }
-  std::vector<const FunctionDecl *> Found;
-
-private:
-  const SourceManager &SM;
-};
-
 /// A call that makes its callee run once per step.
 struct PerStepSeed {
   const CallExpr *Call;
@@ -406,11 +381,8 @@ void seedFromLoops(const Stmt *S, std::deque<PerStepSeed> &Out) {
 void buildPerStep(ASTContext &Ctx) {
   State = HotLoopState();
   State.Ctx = &Ctx;
-  const SourceManager &SM = Ctx.getSourceManager();
-  UserFunctions Fns(SM);
-  Fns.TraverseDecl(Ctx.getTranslationUnitDecl());
   std::deque<PerStepSeed> Work;
-  for (const FunctionDecl *Fn : Fns.Found) {
+  for (const FunctionDecl *Fn : userFunctionDefinitions(Ctx)) {
     if (DeviceFlow::isModuleForward(Fn))
       collectCalls(Fn->getBody(),
                    "on every call of '" + Fn->getQualifiedNameAsString() + "'",

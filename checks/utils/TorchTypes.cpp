@@ -47,6 +47,19 @@ static bool isTensorLike(QualType T, unsigned Depth) {
 
 bool isTensorLikeType(QualType T) { return isTensorLike(T, 0); }
 
+bool isTensorSequenceType(QualType T) {
+  if (T.isNull())
+    return false;
+  const auto *Spec = dyn_cast_or_null<ClassTemplateSpecializationDecl>(
+      T.getNonReferenceType()->getAsCXXRecordDecl());
+  if (!Spec || Spec->getTemplateArgs().size() < 1 ||
+      Spec->getTemplateArgs()[0].getKind() != TemplateArgument::Type)
+    return false;
+  std::string Name = Spec->getQualifiedNameAsString();
+  return (Name == "std::vector" || Name == "std::deque") &&
+         isTensorType(Spec->getTemplateArgs()[0].getAsType());
+}
+
 bool holdsTensors(QualType T) {
   if (isTensorLikeType(T))
     return true;

@@ -34,6 +34,10 @@ bool isTensorType(QualType T);
 /// with such an argument.
 bool isTensorLikeType(QualType T);
 
+/// True for std::vector<at::Tensor> and std::deque<at::Tensor> (references
+/// and cv-qualifiers ignored): a container whose elements are tensors.
+bool isTensorSequenceType(QualType T);
+
 /// True for a tensor-like type (isTensorLikeType), or a struct with a
 /// tensor-like member (`struct Output { torch::Tensor action, value; }`).
 bool holdsTensors(QualType T);

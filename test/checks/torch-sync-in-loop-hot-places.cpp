@@ -180,7 +180,7 @@ void nms_last(torch::Tensor order, std::vector<int64_t> &keep) {
 }
 
 // RUN: %torch-tidy %S/Inputs/sync-in-loop-cpu-program.cpp --checks=-*,torch-sync-in-loop -- %torch_flags 2>&1 | FileCheck %s --check-prefix=CPU-PROGRAM --allow-empty --implicit-check-not=warning:
-// RUN: sed 's/return 0;/return torch::cuda::is_available();/' %S/Inputs/sync-in-loop-cpu-program.cpp > %t.gpu.cpp
+// RUN: sed -e 's/return 0;/return torch::cuda::is_available();/' -e 's/randn({8, 4})/randn({8, 4}, torch::kCUDA)/' %S/Inputs/sync-in-loop-cpu-program.cpp > %t.gpu.cpp
 // RUN: %torch-tidy %t.gpu.cpp --checks=-*,torch-sync-in-loop -- %torch_flags 2>&1 | FileCheck %s --check-prefix=GPU-PROGRAM
 // RUN: sed '/^torch::Tensor next_batch() {/d' %S/Inputs/sync-in-loop-cpu-program.cpp > %t.elsewhere.cpp
 // RUN: %torch-tidy %t.elsewhere.cpp --checks=-*,torch-sync-in-loop -- %torch_flags 2>&1 | FileCheck %s --check-prefix=GPU-PROGRAM

@@ -1,0 +1,167 @@
+// RUN: %check_torch_tidy %s torch-sync-in-loop %t -- %torch_flags
+
+// Tensors that come from the rest of the file (CallerDevices.h): a
+// parameter is on the CPU when every call passes a CPU tensor, a function's
+// result when every return statement returns one; std::vector<Tensor>
+// locals hold what is pushed into them. Reading such a tensor's elements
+// waits for no device. Anything that cannot be followed is reported.
+#include <torch/torch.h>
+#include <vector>
+
+// --- Reported ---------------------------------------------------------------
+
+// No call in this file: the callers' device is not known.
+float no_caller(torch::Tensor boxes) {
+  float s = 0;
+  for (int64_t i = 0; i < boxes.size(0); ++i)
+    s += boxes[i][0].item<float>();
+  // CHECK-MESSAGES: :[[@LINE-1]]:22: warning: 'Tensor::item' makes the host wait for the device on every iteration of this loop over 'boxes'
+  return s;
+}
+
+float one_gpu_caller(torch::Tensor boxes) {
+  float s = 0;
+  for (int64_t i = 0; i < boxes.size(0); ++i)
+    s += boxes[i][0].item<float>();
+  // CHECK-MESSAGES: :[[@LINE-1]]:22: warning: 'Tensor::item' makes the host
+  return s;
+}
+void call_with_cpu_and_gpu() {
+  one_gpu_caller(torch::rand({4, 4}));
+  one_gpu_caller(torch::rand({4, 4}, torch::kCUDA));
+}
+
+torch::Tensor on_gpu() { return torch::rand({4, 4}).cuda(); }
+torch::Tensor declared_only();
+void results_not_on_cpu() {
+  torch::Tensor a = on_gpu(), b = declared_only();
+  for (int64_t i = 0; i < a.size(0); ++i) {
+    a[i].item<float>();
+    // CHECK-MESSAGES: :[[@LINE-1]]:10: warning: 'Tensor::item' makes the host
+    b[i].item<float>();
+    // CHECK-MESSAGES: :[[@LINE-1]]:10: warning: 'Tensor::item' makes the host
+  }
+}
+
+std::vector<torch::Tensor> pushes_gpu(const torch::Tensor &x) {
+  std::vector<torch::Tensor> out;
+  out.push_back(torch::zeros({0, 6}));
+  out.push_back(x.cuda());
+  return out;
+}
+float vector_with_gpu(const torch::Tensor &x) {
+  std::vector<torch::Tensor> found = pushes_gpu(x);
+  float s = 0;
+  for (int64_t i = 0; i < found[0].size(0); ++i)
+    s += found[0][i].item<float>();
+  // CHECK-MESSAGES: :[[@LINE-1]]:22: warning: 'Tensor::item' makes the host
+  return s;
+}
+
+// A vector written after it was filled by the call: not followed.
+float vector_written_later(const torch::Tensor &x) {
+  std::vector<torch::Tensor> found = pushes_gpu(x);
+  found.insert(found.begin(), x);
+  float s = 0;
+  for (int64_t i = 0; i < found[0].size(0); ++i)
+    s += found[0][i].item<float>();
+  // CHECK-MESSAGES: :[[@LINE-1]]:22: warning: 'Tensor::item' makes the host
+  return s;
+}
+
+// --- Not reported: the tensors are on the CPU wherever they come from -------
+
+float cpu_callers(torch::Tensor boxes) {
+  float s = 0;
+  for (int64_t i = 0; i < boxes.size(0); ++i)
+    s += boxes[i][0].item<float>();
+  return s;
+}
+void call_with_cpu() {
+  cpu_callers(torch::rand({4, 4}));
+  cpu_callers(torch::rand({4, 4}, torch::kCUDA).cpu());
+}
+
+// Through a chain of parameters, and through a recursion.
+float chain_end(torch::Tensor t, int depth) {
+  float s = 0;
+  for (int64_t i = 0; i < t.size(0); ++i)
+    s += t[i].sum().item<float>();
+  return depth > 0 ? s + chain_end(t, depth - 1) : s;
+}
+float chain_middle(torch::Tensor t) { return chain_end(t.slice(0, 1), 3); }
+void chain_start() { chain_middle(torch::zeros({3, 3})); }
+
+// A detector's post-processing: the kept boxes are copied to the CPU, or an
+// empty CPU tensor stands for none; the drawing loops read CPU values.
+std::vector<torch::Tensor> suppress(torch::Tensor prediction) {
+  std::vector<torch::Tensor> output;
+  for (int64_t i = 0; i < prediction.size(0); i++)
+    output.push_back(torch::zeros({0, 6}));
+  for (int64_t i = 0; i < prediction.size(0); i++)
+    output[i] = prediction[i].index_select(0, torch::arange(2)).cpu();
+  // The copy itself waits: the scores are on the GPU (see predict()).
+  // CHECK-MESSAGES: :[[@LINE-2]]:65: warning: 'Tensor::cpu' makes the host wait
+  return output;
+}
+std::vector<torch::Tensor> predict(torch::Tensor image) {
+  torch::Tensor scores = image.to(torch::kCUDA).flatten(1);
+  return suppress(scores);
+}
+void draw(torch::Tensor rectangle) {
+  for (int64_t i = 0; i < rectangle.size(0); i++)
+    std::printf("%d\n", rectangle[i][5].item().toInt());
+}
+void draw_all(std::vector<torch::Tensor> rectangles) {
+  for (size_t i = 0; i < rectangles.size(); i++)
+    draw(rectangles[i]);
+}
+void detect(torch::Tensor image) {
+  std::vector<torch::Tensor> result = predict(image);
+  draw_all(result);
+  draw(result.back());
+  for (int64_t i = 0; i < result[0].size(0); i++)
+    std::printf("%f\n", result[0][i][4].item<float>());
+}
+
+// A vector passed by reference to a function that replaces an element: what
+// that function pushes counts too.
+torch::Tensor region(torch::Tensor pre) {
+  return pre.index_select(0, torch::arange(1));
+}
+void keep_region(std::vector<torch::Tensor> &r) {
+  torch::Tensor pre = r.back();
+  r.pop_back();
+  r.push_back(region(pre));
+}
+void detect_regions(torch::Tensor image) {
+  std::vector<torch::Tensor> r = predict(image);
+  keep_region(r);
+  for (int64_t i = 0; i < r[0].size(0); i++)
+    std::printf("%f\n", r[0][i][4].item<float>());
+}
+void push_gpu(std::vector<torch::Tensor> &r) { r.push_back(torch::ones({2}, torch::kCUDA)); }
+void detect_and_add(torch::Tensor image) {
+  std::vector<torch::Tensor> r = predict(image);
+  push_gpu(r);
+  for (int64_t i = 0; i < r[0].size(0); i++)
+    std::printf("%f\n", r[0][i][4].item<float>());
+  // CHECK-MESSAGES: :[[@LINE-1]]:36: warning: 'Tensor::item' makes the host
+}
+
+// A function only this file can call, and never does, passes nothing: the
+// other caller's CPU tensor decides. A function other files can call needs
+// a call in this file.
+void print_rows(torch::Tensor rows) {
+  for (int64_t i = 0; i < rows.size(0); i++)
+    std::printf("%f\n", rows[i].sum().item<float>());
+}
+static void print_unused(torch::Tensor rows) { print_rows(rows); }
+void print_used() { print_rows(torch::rand({2, 2})); }
+void print_rows_public(torch::Tensor rows) {
+  for (int64_t i = 0; i < rows.size(0); i++)
+    std::printf("%f\n", rows[i].sum().item<float>());
+  // CHECK-MESSAGES: :[[@LINE-1]]:39: warning: 'Tensor::item' makes the host
+}
+void print_public_unused(torch::Tensor rows) { print_rows_public(rows); }
+void print_public_used() { print_rows_public(torch::rand({2, 2})); }
