@@ -93,5 +93,26 @@ if [ "$rc" = 0 ] && [ "${HARNESS_ALLOW_CPU:-0}" != 1 ] &&
    grep -q '"device_name": "no usable CUDA device"' "$RESULTS/harness-cuda.json"; then
   log "error: torch::cuda::is_available() is false: every scenario was SKIPPED"; rc=5
 fi
+# --- the runtime probe (docs/runtime-report.md) on CUDA ------------------------
+# Its own build against the same LibTorch; a failure here is logged, and
+# does not change the harness's exit code.
+PROBE_BUILD=$BUILD/probe
+log "probe: build libtorch-tidy-probe.so and probe-program"
+if timeout 150 cmake -S "$HERE/../probe" -B "$PROBE_BUILD" -G "$GEN" "${CMAKE_ARGS[@]}" \
+     -DTORCH_TIDY_PROBE_EXAMPLE=ON > "$RESULTS/probe-build.log" 2>&1 &&
+   timeout 180 cmake --build "$PROBE_BUILD" --parallel "$(nproc)" \
+     >> "$RESULTS/probe-build.log" 2>&1; then
+  set +e
+  TORCH_TIDY_PROBE_OUT="$RESULTS/probe-cuda.json" \
+    LD_PRELOAD="$PROBE_BUILD/libtorch-tidy-probe.so" \
+    timeout 60 "$PROBE_BUILD/probe-program" 20 > "$RESULTS/probe-run.txt" 2>&1
+  prc=$?
+  set -e
+  log "probe: exit code $prc; report $RESULTS/probe-cuda.json"
+  grep -o '"op": "[a-z_-]*", "count": [0-9]*, "bytes": [0-9]*' \
+    "$RESULTS/probe-cuda.json" 2>/dev/null | tee -a "$RESULTS/run-gpu.log" || true
+else
+  log "probe: build failed (see probe-build.log)"
+fi
 log "results in $RESULTS"
 exit "$rc"

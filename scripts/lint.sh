@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
-# torch-tidy on itself: clang-format (LLVM style) over checks/ and tool/, then
+# torch-tidy on itself: clang-format (LLVM style) over checks/, tool/ and probe/, then
 # torch-tidy's own checks plus a small clang-tidy profile (bugprone,
 # performance) over the project's sources, as errors. Needs build/ (with its
 # compile_commands.json): run scripts/build.sh first.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-SOURCES=(checks/*.cpp checks/utils/*.cpp tool/*.cpp)
+SOURCES=(checks/*.cpp checks/utils/*.cpp tool/*.cpp probe/*.cpp)
 HEADERS=(checks/*.h checks/utils/*.h tool/*.h)
 clang-format-22 --dry-run -Werror "${SOURCES[@]}" "${HEADERS[@]}"
 echo "lint: clang-format clean"
@@ -20,4 +20,4 @@ echo "lint: clang-format clean"
 CHECKS='-*,torch-*,bugprone-*,performance-*,-bugprone-easily-swappable-parameters,-bugprone-narrowing-conversions,-bugprone-throwing-static-initialization,-bugprone-derived-method-shadowing-base-method'
 CONFIG='{CheckOptions: {bugprone-unused-return-value.AllowCastToVoid: true}}'
 build/bin/torch-tidy -p build -j "${JOBS:-2}" --quiet --checks="$CHECKS" --config="$CONFIG" \
-  --warnings-as-errors='*' --header-filter="$(pwd)/(checks|tool)/" "${SOURCES[@]}"
+  --warnings-as-errors='*' --header-filter="$(pwd)/(checks|tool|probe)/" "${SOURCES[@]}"

@@ -72,6 +72,12 @@ if os.path.exists(config.harness):
     config.available_features.add("harness")
 if os.path.exists(config.torch_clangd):
     config.available_features.add("torch-clangd")
+# The runtime probe (probe/): not built in sanitizer builds, as it is loaded
+# into uninstrumented programs.
+config.substitutions.append(("%probe", config.probe))
+config.substitutions.append(("%torch_link", config.torch_link))
+if os.path.exists(config.probe) and not config.sanitize:
+    config.available_features.add("probe")
 
 # SARIF output is validated against the official schema, kept outside the
 # project at ../shared/sarif (relative to the project root).

@@ -8,6 +8,7 @@
 #include "RealDatabase.h"
 #include "Reporters.h"
 #include "ResultCache.h"
+#include "RuntimeReport.h"
 #include "SharedPreamble.h"
 #include "TempFiles.h"
 #include "UnitKey.h"
@@ -53,6 +54,10 @@ Whole-codebase runs (batch mode; see docs/ci.md):
   --source-root DIR    paths are reported relative to DIR (default: the
                        working directory; SARIF's %SRCROOT%)
   --merge-sarif A B... merge SARIF files (e.g. one per shard) into one
+  --runtime-report RUN.json  join what libtorch-tidy-probe.so counted in a
+                       run of the program (syncs, transfers) with the
+                       findings: counts per finding, run-time sites with no
+                       finding, findings never seen (docs/runtime-report.md)
   A progress line is shown on a terminal, unless CI is set or --quiet.
   The run ends with a summary: findings per check, files analysed, files
   that failed to compile or crashed. Header findings are reported once.
@@ -239,6 +244,7 @@ private:
   std::vector<unsigned> PreambleBytes; ///< per file
   std::string PreambleDir;
   std::vector<Finding> Findings;
+  std::vector<RuntimeSite> RuntimeSites; ///< --runtime-report
   std::vector<Finding> Remarks; ///< --verbose: on stderr, not in reports
   SourceCache Sources;
   RunSummary S;
@@ -777,13 +783,23 @@ int Batch::run() {
     return fail(*Err);
   if (auto Err = select())
     return fail(*Err);
+  if (C.RuntimeReport) { // a bad report fails before any analysis
+    auto Sites = readRuntimeReport(*C.RuntimeReport);
+    if (!Sites)
+      return fail(llvm::toString(Sites.takeError()));
+    RuntimeSites = std::move(*Sites);
+  }
   analyseAll();
   collect();
   // The baseline records what the analysis found, before any filtering.
   if (C.WriteBaseline)
     if (auto Err = writeBaseline(*C.WriteBaseline, Findings, Root))
       return fail(llvm::toString(std::move(Err)));
+  if (C.RuntimeReport)
+    S.Runtime = joinRuntime(Findings, RuntimeSites, *C.RuntimeReport);
   filter();
+  if (S.Runtime)
+    countRuntime(Findings, *S.Runtime);
   S.Seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - Start)
           .count();

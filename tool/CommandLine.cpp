@@ -30,9 +30,9 @@ static const char *const InfoOptions[] = {
     "list-checks", "dump-config",   "explain-config",   "verify-config",
     "version",     "print-options", "print-all-options"};
 static const char *const BatchValueOptions[] = {
-    "j",        "jobs",           "format",     "output",
-    "baseline", "write-baseline", "diff",       "diff-file",
-    "shard",    "doc-base-url",   "source-root"};
+    "j",        "jobs",           "format",      "output",
+    "baseline", "write-baseline", "diff",        "diff-file",
+    "shard",    "doc-base-url",   "source-root", "runtime-report"};
 static const char *const NotInBatch[] = {"fix", "fix-errors", "fix-notes",
                                          "export-fixes"};
 
@@ -107,6 +107,8 @@ static bool setBatchFlag(CommandLine &C, StringRef Name, const std::string &V) {
     C.DocBaseUrl = V;
   } else if (Name == "source-root") {
     C.SourceRoot = V;
+  } else if (Name == "runtime-report") {
+    C.RuntimeReport = V;
   }
   return true;
 }

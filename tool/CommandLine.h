@@ -28,7 +28,7 @@ struct CommandLine {
   std::optional<unsigned> Jobs;
   std::string Format = "text";
   std::optional<std::string> Output, Baseline, WriteBaseline, DiffRef, DiffFile,
-      Shard, SourceRoot;
+      Shard, SourceRoot, RuntimeReport;
   std::string DocBaseUrl =
       "https://github.com/torch-tidy/torch-tidy/blob/main/docs/checks/";
   bool MergeSarif = false;

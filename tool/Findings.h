@@ -10,6 +10,7 @@
 #include "llvm/Support/Error.h"
 #include "llvm/Support/JSON.h"
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -33,6 +34,11 @@ struct Note {
   std::string Message;
 };
 
+/// What torch-tidy-probe counted on a finding's line (RuntimeReport.h).
+struct RuntimeSeen {
+  uint64_t Count = 0, Bytes = 0;
+};
+
 struct Finding {
   std::string Check, Message;
   bool IsError = false;  ///< level error (e.g. under --warnings-as-errors)
@@ -41,6 +47,7 @@ struct Finding {
   std::vector<Note> Notes;
   std::vector<Edit> Fixes;
   std::string Fingerprint;
+  std::optional<RuntimeSeen> Runtime; ///< with --runtime-report
 };
 
 /// The diagnostics of one worker's --export-fixes file, positions carrying

@@ -93,6 +93,24 @@ void writeSummary(llvm::raw_ostream &OS, const std::vector<Finding> &Findings,
     for (const auto &[Flag, N] : S.DroppedFlags)
       OS << "  " << Flag << " (" << Plural(N, "unit", "units") << ")\n";
   }
+  if (S.Runtime) {
+    const RuntimeResult &R = *S.Runtime;
+    OS << "Run time (" << R.Report
+       << "): " << Plural(R.FindingsSeen, "finding", "findings") << " seen, "
+       << R.FindingsNotSeen << " never seen (sync and transfer checks); "
+       << Plural(R.WithoutFinding.size(), "site", "sites")
+       << " with no finding\n";
+    for (const RuntimeSite &Site : R.WithoutFinding)
+      OS << "  "
+         << (Site.File.empty() ? Site.Where
+                               : displayPath(Site.File, Opts.Root) + ":" +
+                                     std::to_string(Site.Line))
+         << ": " << Site.Op << ", " << describeRuntime(Site.Count, Site.Bytes)
+         << "\n";
+    if (R.Unplaced)
+      OS << "  (" << Plural(R.Unplaced, "site has", "sites have")
+         << " no source line: build the program with -g)\n";
+  }
   if (S.OnCPUAcrossUnits)
     OS << "Left out: " << Plural(S.OnCPUAcrossUnits, "finding", "findings")
        << " whose tensor the other files show is on the CPU\n";
@@ -115,6 +133,34 @@ static json::Object jsonPos(const Position &P, const ReportOptions &Opts) {
   return json::Object{{"file", displayPath(P.File, Opts.Root)},
                       {"line", P.Line},
                       {"column", P.Column}};
+}
+
+static json::Object runtimeJson(const RuntimeSeen &R) {
+  return json::Object{{"count", static_cast<int64_t>(R.Count)},
+                      {"bytes", static_cast<int64_t>(R.Bytes)}};
+}
+
+/// The run-time side of the join, for the JSON summary and SARIF's run.
+static json::Object runtimeSummaryJson(const RuntimeResult &R,
+                                       const ReportOptions &Opts) {
+  json::Array Sites;
+  for (const RuntimeSite &S : R.WithoutFinding) {
+    json::Object O{{"op", S.Op},
+                   {"count", static_cast<int64_t>(S.Count)},
+                   {"bytes", static_cast<int64_t>(S.Bytes)}};
+    if (S.File.empty())
+      O["where"] = S.Where;
+    else {
+      O["file"] = displayPath(S.File, Opts.Root);
+      O["line"] = S.Line;
+    }
+    Sites.push_back(std::move(O));
+  }
+  return json::Object{{"report", R.Report},
+                      {"findingsSeen", R.FindingsSeen},
+                      {"findingsNotSeen", R.FindingsNotSeen},
+                      {"sitesWithoutFinding", std::move(Sites)},
+                      {"sitesWithoutSourceLine", R.Unplaced}};
 }
 
 void writeJson(llvm::raw_ostream &OS, const std::vector<Finding> &Findings,
@@ -143,6 +189,8 @@ void writeJson(llvm::raw_ostream &OS, const std::vector<Finding> &Findings,
     }
     O["notes"] = std::move(Notes);
     O["fixes"] = std::move(Fixes);
+    if (F.Runtime)
+      O["runtime"] = runtimeJson(F.Runtime.value_or(RuntimeSeen()));
     List.push_back(std::move(O));
   }
   json::Object PerCheck;
@@ -168,6 +216,8 @@ void writeJson(llvm::raw_ostream &OS, const std::vector<Finding> &Findings,
                        {"onCPUAcrossUnits", S.OnCPUAcrossUnits},
                        {"suppressedByBaseline", S.SuppressedByBaseline},
                        {"outsideDiff", S.OutsideDiff}};
+  if (S.Runtime)
+    Summary["runtime"] = runtimeSummaryJson(*S.Runtime, Opts);
   OS << llvm::formatv(
             "{0:2}", json::Value(json::Object{{"version", 1},
                                               {"findings", std::move(List)},
@@ -294,6 +344,9 @@ void writeSarif(llvm::raw_ostream &OS, const std::vector<Finding> &Findings,
     json::Array Fixes = sarifFixes(F, Opts);
     if (!Fixes.empty())
       R["fixes"] = std::move(Fixes);
+    if (F.Runtime)
+      R["properties"] = json::Object{
+          {"runtime", runtimeJson(F.Runtime.value_or(RuntimeSeen()))}};
     Results.push_back(std::move(R));
   }
   for (const Failure &F : S.Failures)
@@ -323,6 +376,9 @@ void writeSarif(llvm::raw_ostream &OS, const std::vector<Finding> &Findings,
            {"executionSuccessful", S.Failures.empty()},
            {"toolExecutionNotifications", std::move(Notifications)}}}},
       {"results", std::move(Results)}};
+  if (S.Runtime)
+    Run["properties"] =
+        json::Object{{"runtime", runtimeSummaryJson(*S.Runtime, Opts)}};
   writeSarifLog(std::move(Run), OS);
 }
 

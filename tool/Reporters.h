@@ -3,6 +3,7 @@
 #define TORCH_TIDY_TOOL_REPORTERS_H
 
 #include "Findings.h"
+#include "RuntimeReport.h"
 #include "llvm/Support/raw_ostream.h"
 #include <atomic>
 #include <cstdint>
@@ -35,7 +36,8 @@ struct RunSummary {
   /// They depend on what earlier runs left, so they are stats, not report.
   std::atomic<unsigned> PreambleUnits{0}; ///< units that shared a preamble
   unsigned CacheHits = 0, CacheMisses = 0;
-  bool Cached = false; ///< a result cache was used
+  std::optional<RuntimeResult> Runtime; ///< --runtime-report
+  bool Cached = false;                  ///< a result cache was used
 };
 
 struct ReportOptions {
