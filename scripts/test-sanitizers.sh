@@ -15,7 +15,8 @@ LIT=$(command -v lit || echo /usr/lib/llvm-22/bin/lit)
 if [ $# -eq 0 ]; then
   # The tool tests, each check's main test (checks/checks.json) and the demo.
   set -- build-san/test/tool build-san/test/examples.test \
-    build-san/test/checks/torch-sync-in-loop-hot-places.cpp
+    build-san/test/checks/torch-sync-in-loop-hot-places.cpp \
+    build-san/test/checks/torch-sync-in-loop-caller-devices.cpp
   for name in $(python3 -c 'import json; print(" ".join(c["name"] for c in json.load(open("checks/checks.json"))["checks"]))'); do
     set -- "$@" "build-san/test/checks/$name.cpp"
   done

@@ -58,8 +58,11 @@ void place(llvm::symbolize::LLVMSymbolizer &Symbolizer,
         static_cast<uint64_t>(*Address),
         llvm::object::SectionedAddress::UndefSection};
     auto Inlined = Symbolizer.symbolizeInlinedCode(Module->str(), At);
-    if (!Inlined) {
+    std::string ModuleName = llvm::sys::path::filename(*Module).str();
+    if (!Inlined) { // the module is gone or unreadable
       llvm::consumeError(Inlined.takeError());
+      if (Site.Where.empty())
+        Site.Where = ModuleName + llvm::formatv("!{0:x}", *Address).str();
       continue;
     }
     for (unsigned I = 0; I < Inlined->getNumberOfFrames(); ++I) {
@@ -76,12 +79,21 @@ void place(llvm::symbolize::LLVMSymbolizer &Symbolizer,
     // No line: the first function that is not LibTorch's or the C++
     // library's (their inline code is compiled into the program too).
     std::string Fn;
+    std::optional<uint64_t> Start;
     if (Inlined->getNumberOfFrames() &&
-        Inlined->getFrame(0).FunctionName != llvm::DILineInfo::BadString)
+        Inlined->getFrame(0).FunctionName != llvm::DILineInfo::BadString) {
       Fn = Inlined->getFrame(0).FunctionName;
-    if (Site.Where.empty() && !isLibraryFunction(Fn))
-      Site.Where = llvm::sys::path::filename(*Module).str() + "!" +
-                   (Fn.empty() ? llvm::formatv("{0:x}", *Address).str() : Fn);
+      Start = Inlined->getFrame(0).StartAddress;
+    }
+    if (!Site.Where.empty() || isLibraryFunction(Fn))
+      continue;
+    Site.Where = ModuleName + "!";
+    if (Fn.empty())
+      Site.Where += llvm::formatv("{0:x}", *Address).str();
+    else if (Start && *Start <= static_cast<uint64_t>(*Address))
+      Site.Where += Fn + llvm::formatv("+{0:x}", *Address - *Start).str();
+    else
+      Site.Where += Fn;
   }
 }
 } // namespace
