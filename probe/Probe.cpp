@@ -32,7 +32,19 @@
 #include <unistd.h>
 #include <vector>
 #ifdef TORCH_TIDY_PROBE_CUDA
-#include <c10/cuda/CUDAFunctions.h>
+// c10/cuda/CUDAFunctions.h, without the CUDA toolkit's headers it pulls in:
+// the sync-debug switch of libc10_cuda (LibTorch 1.13 and 2.x alike).
+namespace c10::cuda {
+enum class SyncDebugMode { L_DISABLED = 0, L_WARN, L_ERROR };
+class WarningState {
+public:
+  void set_sync_debug_mode(SyncDebugMode L) { Mode = L; }
+
+private:
+  SyncDebugMode Mode = SyncDebugMode::L_DISABLED;
+};
+__attribute__((visibility("default"))) WarningState &warning_state();
+} // namespace c10::cuda
 #endif
 
 namespace {
