@@ -66,6 +66,11 @@ bool isStdCall(const CallExpr *Call, StringRef Name) {
          FD->isInStdNamespace();
 }
 
+bool namesDecl(const Expr *E, const ValueDecl *D) {
+  const auto *DRE = dyn_cast_or_null<DeclRefExpr>(stripImplicit(E));
+  return DRE && DRE->getDecl() == D;
+}
+
 std::pair<const Expr *, const Expr *> asAssignment(const Stmt *S) {
   if (const auto *Op = dyn_cast_or_null<CXXOperatorCallExpr>(S))
     if (Op->getOperator() == OO_Equal && Op->getNumArgs() == 2)

@@ -58,6 +58,9 @@ const Expr *receiverOf(const CXXMemberCallExpr *Call);
 /// True if \p Call calls the function `std::Name`.
 bool isStdCall(const CallExpr *Call, llvm::StringRef Name);
 
+/// True if \p E, without implicit nodes and parens, names \p D.
+bool namesDecl(const Expr *E, const ValueDecl *D);
+
 /// (LHS, RHS) if \p S is an assignment (built-in or operator=).
 std::pair<const Expr *, const Expr *> asAssignment(const Stmt *S);
 

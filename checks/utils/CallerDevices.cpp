@@ -59,22 +59,17 @@ void ensureIndex(ASTContext &Ctx) {
     collectCalls(Fn->getBody(), Fn);
 }
 
-bool isVar(const Expr *E, const VarDecl *V) {
-  const auto *DRE = dyn_cast_or_null<DeclRefExpr>(stripImplicit(E));
-  return DRE && DRE->getDecl() == V;
-}
-
 /// `v[i]`, `v.at(i)`, `v.back()`, `v.front()`: an element of \p V.
 bool isElementOf(const Expr *E, const VarDecl *V) {
   E = stripImplicit(E);
   if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(E))
-    return Op->getOperator() == OO_Subscript && isVar(Op->getArg(0), V);
+    return Op->getOperator() == OO_Subscript && namesDecl(Op->getArg(0), V);
   if (const auto *MC = dyn_cast<CXXMemberCallExpr>(E)) {
     const CXXMethodDecl *MD = MC->getMethodDecl();
     return MD && MD->getIdentifier() &&
            (MD->getName() == "at" || MD->getName() == "back" ||
             MD->getName() == "front") &&
-           isVar(MC->getImplicitObjectArgument(), V);
+           namesDecl(MC->getImplicitObjectArgument(), V);
   }
   return false;
 }
@@ -95,7 +90,7 @@ bool elementWrites(const Stmt *S, const VarDecl *V, const FunctionDecl *Fn,
     return true;
   if (const auto *MC = dyn_cast<CXXMemberCallExpr>(S)) {
     const CXXMethodDecl *MD = MC->getMethodDecl();
-    if (MD && isVar(MC->getImplicitObjectArgument(), V) && !MD->isConst()) {
+    if (MD && namesDecl(MC->getImplicitObjectArgument(), V) && !MD->isConst()) {
       StringRef Name = MD->getIdentifier() ? MD->getName() : "";
       if ((Name == "push_back" || Name == "emplace_back") &&
           MC->getNumArgs() == 1)
@@ -105,17 +100,16 @@ bool elementWrites(const Stmt *S, const VarDecl *V, const FunctionDecl *Fn,
                Name != "begin" && Name != "end" && Name != "size")
         return false;
     }
-  } else if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(S)) {
-    if (Op->getOperator() == OO_Equal && Op->getNumArgs() == 2) {
-      if (isElementOf(Op->getArg(0), V))
-        Out.push_back({Op->getArg(1), Fn});
-      else if (isVar(Op->getArg(0), V))
-        return false;
-    }
-  } else if (const auto *Call = dyn_cast<CallExpr>(S)) {
+  } else if (auto [LHS, RHS] = asAssignment(S); LHS) {
+    if (isElementOf(LHS, V))
+      Out.push_back({RHS, Fn});
+    else if (namesDecl(LHS, V))
+      return false;
+  } else if (const auto *Call = dyn_cast<CallExpr>(S);
+             Call && !isa<CXXOperatorCallExpr>(Call)) {
     const FunctionDecl *FD = Call->getDirectCallee();
     for (unsigned I = 0; I < Call->getNumArgs(); ++I) {
-      if (!isVar(Call->getArg(I), V))
+      if (!namesDecl(Call->getArg(I), V))
         continue;
       if (!FD || I >= FD->getNumParams())
         return false;
@@ -171,7 +165,7 @@ bool sourcesOf(const Expr *E, const FunctionDecl *Fn,
     return true;
   }
   if (const Decl *Root =
-          isTensorSequenceType(E->getType()) ? sequenceRoot(E, Fn) : nullptr) {
+          isTensorSequenceType(E->getType()) ? sequenceRoot(E) : nullptr) {
     Out.push_back(DeviceValue::inherited(Root));
     return true;
   }
@@ -241,7 +235,7 @@ bool inflowOf(const Decl *Root, llvm::SmallVectorImpl<DeviceValue> &Out) {
 }
 } // namespace
 
-const Decl *sequenceRoot(const Expr *Seq, const FunctionDecl *) {
+const Decl *sequenceRoot(const Expr *Seq) {
   if (const FunctionDecl *Callee = userCall(Seq))
     return Callee;
   return sequenceVariable(Seq);

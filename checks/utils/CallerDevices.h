@@ -35,9 +35,10 @@ namespace clang::tidy::torch::utils {
 bool isUserFunction(const FunctionDecl *FD);
 
 /// For an element of the tensor sequence \p Seq (a std::vector<Tensor>):
-/// the parameter it is, or the user's function whose result it is (a local
-/// initialised from the call and never written), or null.
-const Decl *sequenceRoot(const Expr *Seq, const FunctionDecl *Fn);
+/// where it comes from, as an Inherited root: the user's function whose
+/// result \p Seq is, or the parameter or local (not a lambda's) it names;
+/// null otherwise.
+const Decl *sequenceRoot(const Expr *Seq);
 
 /// True when \p V is Inherited and every tensor that reaches its root in
 /// this translation unit is on the CPU. Always false in a batch worker,

@@ -443,7 +443,7 @@ DeviceFact DeviceFlowBuilder::memberCallFact(const CXXMemberCallExpr *Call,
 }
 
 DeviceFact DeviceFlowBuilder::inheritedElement(const Expr *Sequence) {
-  if (const Decl *Root = sequenceRoot(Sequence, Fn))
+  if (const Decl *Root = sequenceRoot(Sequence))
     return {DeviceValue::inherited(Root), {}, Origin()};
   return DeviceFact::unknown();
 }

@@ -92,11 +92,7 @@ struct Prescan : RecursiveASTVisitor<Prescan> {
   static bool writesIn(const Stmt *S, const ValueDecl *V) {
     if (!S)
       return false;
-    auto Refers = [V](const Expr *E) {
-      const auto *DRE = dyn_cast_or_null<DeclRefExpr>(stripImplicit(E));
-      return DRE && DRE->getDecl() == V;
-    };
-    if (auto [L, R] = asAssignment(S); L && Refers(L))
+    if (auto [L, R] = asAssignment(S); L && namesDecl(L, V))
       return true;
     if (const auto *MC = dyn_cast<CXXMemberCallExpr>(S))
       if (const CXXMethodDecl *MD = MC->getMethodDecl())
