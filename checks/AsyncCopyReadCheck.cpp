@@ -1,11 +1,11 @@
 //===- AsyncCopyReadCheck.cpp - torch-async-copy-read ---------------------===//
 #include "AsyncCopyReadCheck.h"
-#include "utils/ASTHelpers.h"
-#include "utils/DeviceDiagnostics.h"
-#include "utils/DeviceFlow.h"
-#include "utils/HostEvents.h"
-#include "utils/HostSync.h"
-#include "utils/TorchTypes.h"
+#include "ast/ASTHelpers.h"
+#include "device/DeviceDiagnostics.h"
+#include "device/DeviceFlow.h"
+#include "libtorch/HostSync.h"
+#include "libtorch/TorchTypes.h"
+#include "program/HostEvents.h"
 #include "clang/AST/ASTContext.h"
 #include "clang/ASTMatchers/ASTMatchFinder.h"
 #include "llvm/ADT/DenseMap.h"
@@ -14,17 +14,17 @@ using namespace clang::ast_matchers;
 
 namespace clang::tidy::torch {
 
-using utils::DeviceFlow;
-using utils::HostEvent;
+using device::DeviceFlow;
+using program::HostEvent;
 
 void AsyncCopyReadCheck::registerMatchers(MatchFinder *Finder) {
   // Functions with a copy that may be non-blocking; check() reads them.
-  auto Copy = cxxMemberCallExpr(
-      callee(cxxMethodDecl(hasAnyName("to", "copy_"), utils::tensorMethod())),
-      hasAnyArgument(unless(cxxDefaultArgExpr())));
+  auto Copy = cxxMemberCallExpr(callee(cxxMethodDecl(hasAnyName("to", "copy_"),
+                                                     libtorch::tensorMethod())),
+                                hasAnyArgument(unless(cxxDefaultArgExpr())));
   Finder->addMatcher(functionDecl(isDefinition(),
                                   unless(isExpansionInSystemHeader()),
-                                  unless(utils::lambdaInFunction()),
+                                  unless(ast::lambdaInFunction()),
                                   hasBody(hasDescendant(Copy)))
                          .bind("fn"),
                      this);
@@ -37,8 +37,9 @@ static bool isAsyncToCPU(const Expr *E, const DeviceFlow &Flow,
   const auto *MC = dyn_cast_or_null<CXXMemberCallExpr>(E);
   const CXXMethodDecl *MD = MC ? MC->getMethodDecl() : nullptr;
   return MD && MD->getIdentifier() && MD->getName() == "to" &&
-         utils::isTensorRecord(MD->getParent()) &&
-         utils::isNonBlocking(MC, Ctx) && Flow.conversionTarget(MC).isCPU() &&
+         libtorch::isTensorRecord(MD->getParent()) &&
+         libtorch::isNonBlocking(MC, Ctx) &&
+         Flow.conversionTarget(MC).isCPU() &&
          !Flow.isOnCPU(MC->getImplicitObjectArgument());
 }
 
@@ -51,12 +52,12 @@ static const VarDecl *asyncDownload(const HostEvent &E, const DeviceFlow &Flow,
   const auto *MC = dyn_cast_or_null<CXXMemberCallExpr>(E.Call);
   const CXXMethodDecl *MD = MC ? MC->getMethodDecl() : nullptr;
   if (!MD || !MD->getIdentifier() || MD->getName() != "copy_" ||
-      !utils::isTensorRecord(MD->getParent()) || MC->getNumArgs() == 0 ||
-      !utils::isNonBlocking(MC, Ctx))
+      !libtorch::isTensorRecord(MD->getParent()) || MC->getNumArgs() == 0 ||
+      !libtorch::isNonBlocking(MC, Ctx))
     return nullptr;
   const Expr *Receiver = MC->getImplicitObjectArgument();
   if (Flow.isOnCPU(Receiver) && !Flow.isOnCPU(MC->getArg(0)))
-    return utils::rootVariable(Receiver);
+    return ast::rootVariable(Receiver);
   return nullptr;
 }
 
@@ -73,21 +74,22 @@ static llvm::SmallVector<const Expr *, 4> hostReads(const HostEvent &E) {
   const FunctionDecl *FD = Call->getDirectCallee();
   if (const auto *MC = dyn_cast<CXXMemberCallExpr>(Call)) {
     const CXXMethodDecl *MD = MC->getMethodDecl();
-    if (!MD || !MD->getIdentifier() || !utils::isTensorRecord(MD->getParent()))
+    if (!MD || !MD->getIdentifier() ||
+        !libtorch::isTensorRecord(MD->getParent()))
       return Reads;
     StringRef Name = MD->getName();
-    if (utils::launchesNoKernel(Name) ||
+    if (program::launchesNoKernel(Name) ||
         llvm::is_contained({"to", "cuda", "copy_", "record_stream"}, Name))
       return Reads;
     Reads.push_back(MC->getImplicitObjectArgument());
   } else {
     bool Printing = FD && FD->getOverloadedOperator() == OO_LessLess;
-    if (!FD || !(Printing || (utils::isLibTorchDecl(FD) &&
+    if (!FD || !(Printing || (libtorch::isLibTorchDecl(FD) &&
                               !isa<CXXOperatorCallExpr>(Call))))
       return Reads;
   }
   for (const Expr *A : Call->arguments())
-    if (utils::isTensorType(A->getType()))
+    if (libtorch::isTensorType(A->getType()))
       Reads.push_back(A);
   return Reads;
 }
@@ -114,16 +116,16 @@ void AsyncCopyReadCheck::report(const CallExpr *Read, const VarDecl *Host,
 
 void AsyncCopyReadCheck::check(const MatchFinder::MatchResult &Result) {
   const auto *Fn = Result.Nodes.getNodeAs<FunctionDecl>("fn");
-  if (utils::isTemplateCode(Fn)) // DeviceFlow skips it
+  if (ast::isTemplateCode(Fn)) // DeviceFlow skips it
     return;
   ASTContext &Ctx = *Result.Context;
-  const DeviceFlow *Flow = utils::analyzedFlow(*this, Fn, Ctx, Verbose);
+  const DeviceFlow *Flow = device::analyzedFlow(*this, Fn, Ctx, Verbose);
   if (!Flow)
     return;
   const SourceManager &SM = *Result.SourceManager;
   // Host tensors with a download in flight, and the copy.
   llvm::DenseMap<const VarDecl *, const CallExpr *> InFlight;
-  for (const HostEvent &E : utils::hostEvents(Fn->getBody())) {
+  for (const HostEvent &E : program::hostEvents(Fn->getBody())) {
     if (const VarDecl *H = asyncDownload(E, *Flow, Ctx)) {
       InFlight[H] = E.Call;
       continue;
@@ -135,10 +137,10 @@ void AsyncCopyReadCheck::check(const MatchFinder::MatchResult &Result) {
       continue;
     bool Reported = false;
     for (const Expr *Read : hostReads(E)) {
-      const Expr *Copy = utils::stripImplicit(Read);
+      const Expr *Copy = ast::stripImplicit(Read);
       const VarDecl *H = nullptr;
       if (!isAsyncToCPU(Copy, *Flow, Ctx)) {
-        H = utils::rootVariable(Read);
+        H = ast::rootVariable(Read);
         Copy = H ? InFlight.lookup(H) : nullptr;
         if (!Copy)
           continue;
@@ -150,8 +152,8 @@ void AsyncCopyReadCheck::check(const MatchFinder::MatchResult &Result) {
     }
     if (Reported)
       continue;
-    if (utils::classifyHostCall(E.Call, *Flow, Ctx) ==
-        utils::HostCallKind::MayWait)
+    if (program::classifyHostCall(E.Call, *Flow, Ctx) ==
+        program::HostCallKind::MayWait)
       InFlight.clear();
   }
 }

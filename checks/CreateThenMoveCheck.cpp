@@ -1,10 +1,10 @@
 //===- CreateThenMoveCheck.cpp - torch-create-then-move -------------------===//
 #include "CreateThenMoveCheck.h"
-#include "utils/ASTHelpers.h"
-#include "utils/DeviceDiagnostics.h"
-#include "utils/DeviceFlow.h"
-#include "utils/DeviceRules.h"
-#include "utils/TorchTypes.h"
+#include "ast/ASTHelpers.h"
+#include "device/DeviceDiagnostics.h"
+#include "device/DeviceFlow.h"
+#include "libtorch/DeviceRules.h"
+#include "libtorch/TorchTypes.h"
 #include "clang/AST/ASTContext.h"
 #include "clang/ASTMatchers/ASTMatchFinder.h"
 #include "clang/Lex/Lexer.h"
@@ -13,19 +13,19 @@ using namespace clang::ast_matchers;
 
 namespace clang::tidy::torch {
 
-using utils::DeviceFlow;
-using utils::DeviceValue;
-using utils::FactoryKind;
+using device::DeviceFlow;
+using device::DeviceValue;
+using libtorch::FactoryKind;
 
 void CreateThenMoveCheck::registerMatchers(MatchFinder *Finder) {
   // A conversion whose receiver is a call; check() asks whether the call is
   // a factory that allocates on the CPU.
   auto Move = cxxMemberCallExpr(
-      callee(cxxMethodDecl(hasAnyName("to", "cuda"), utils::tensorMethod())),
+      callee(cxxMethodDecl(hasAnyName("to", "cuda"), libtorch::tensorMethod())),
       on(ignoringImplicit(callExpr(unless(cxxMemberCallExpr())))));
   Finder->addMatcher(functionDecl(isDefinition(),
                                   unless(isExpansionInSystemHeader()),
-                                  unless(utils::lambdaInFunction()),
+                                  unless(ast::lambdaInFunction()),
                                   hasBody(forEachDescendant(Move.bind("move"))))
                          .bind("fn"),
                      this);
@@ -58,11 +58,11 @@ static const Expr *soleDeviceArgument(const CXXMemberCallExpr *Move) {
   }
   if (!Device)
     return nullptr;
-  const Expr *Written = utils::stripCopiesAndConversions(Device);
-  utils::Carrier C = utils::carrierOf(Written->getType());
+  const Expr *Written = ast::stripCopiesAndConversions(Device);
+  libtorch::Carrier C = libtorch::carrierOf(Written->getType());
   bool String =
       Written->getType()->isPointerType() || Written->getType()->isArrayType();
-  return C == utils::Carrier::Device || C == utils::Carrier::DeviceType ||
+  return C == libtorch::Carrier::Device || C == libtorch::Carrier::DeviceType ||
                  String
              ? Device
              : nullptr;
@@ -76,8 +76,8 @@ static std::string deviceText(const CXXMemberCallExpr *Move,
   if (Move->getMethodDecl()->getName() == "cuda")
     return Move->getNumArgs() == 0 ? "torch::kCUDA" : "";
   const Expr *DeviceArg = soleDeviceArgument(Move);
-  return DeviceArg ? utils::sourceText(
-                         utils::stripCopiesAndConversions(DeviceArg), SM, LO)
+  return DeviceArg ? ast::sourceText(ast::stripCopiesAndConversions(DeviceArg),
+                                     SM, LO)
                          .str()
                    : "";
 }
@@ -85,8 +85,8 @@ static std::string deviceText(const CXXMemberCallExpr *Move,
 /// The index of \p FD's TensorOptions parameter, or -1.
 static int optionsParameter(const FunctionDecl *FD) {
   for (unsigned I = 0; I < FD->getNumParams(); ++I)
-    if (utils::carrierOf(FD->getParamDecl(I)->getType()) ==
-        utils::Carrier::Options)
+    if (libtorch::carrierOf(FD->getParamDecl(I)->getType()) ==
+        libtorch::Carrier::Options)
       return static_cast<int>(I);
   return -1;
 }
@@ -113,12 +113,12 @@ fixes(const CallExpr *Factory, const CXXMemberCallExpr *Move,
                        DeviceText.str() + ")";
     Edits.push_back(FixItHint::CreateInsertion(Factory->getRParenLoc(), Text));
   } else {
-    const Expr *Written = utils::stripCopiesAndConversions(Options);
-    StringRef Text = utils::sourceText(Written, SM, LO);
+    const Expr *Written = ast::stripCopiesAndConversions(Options);
+    StringRef Text = ast::sourceText(Written, SM, LO);
     if (Text.empty())
       return {};
     std::string New;
-    if (utils::carrierOf(Written->getType()) != utils::Carrier::Options)
+    if (libtorch::carrierOf(Written->getType()) != libtorch::Carrier::Options)
       New = ("torch::TensorOptions(" + Text + ")").str();
     else if (isa<CallExpr, DeclRefExpr, ParenExpr, MemberExpr>(Written))
       New = Text.str();
@@ -136,20 +136,20 @@ fixes(const CallExpr *Factory, const CXXMemberCallExpr *Move,
 void CreateThenMoveCheck::check(const MatchFinder::MatchResult &Result) {
   const auto *Move = Result.Nodes.getNodeAs<CXXMemberCallExpr>("move");
   const auto *Fn = Result.Nodes.getNodeAs<FunctionDecl>("fn");
-  const auto *Factory = dyn_cast<CallExpr>(
-      utils::stripImplicit(Move->getImplicitObjectArgument()));
+  const auto *Factory =
+      dyn_cast<CallExpr>(ast::stripImplicit(Move->getImplicitObjectArgument()));
   const FunctionDecl *FactoryFn =
       Factory ? Factory->getDirectCallee() : nullptr;
   if (!FactoryFn || !FactoryFn->getIdentifier() ||
-      !allocatesOnItsOwn(utils::factoryKind(FactoryFn)))
+      !allocatesOnItsOwn(libtorch::factoryKind(FactoryFn)))
     return;
   ASTContext &Ctx = *Result.Context;
-  const DeviceFlow *Flow = utils::analyzedFlow(*this, Fn, Ctx, Verbose);
+  const DeviceFlow *Flow = device::analyzedFlow(*this, Fn, Ctx, Verbose);
   if (!Flow)
     return;
-  utils::DeviceFact Created = Flow->factOf(Factory);
+  device::DeviceFact Created = Flow->factOf(Factory);
   DeviceValue Target = Flow->conversionTarget(Move);
-  if (!Created.Device.isCPU() || Created.From.Kind != utils::Origin::Factory ||
+  if (!Created.Device.isCPU() || Created.From.Kind != device::Origin::Factory ||
       !Target.isDeviceSide())
     return;
 

@@ -1,10 +1,10 @@
 //===- DeviceMismatchCheck.cpp - torch-device-mismatch -------------------===//
 #include "DeviceMismatchCheck.h"
-#include "utils/ASTHelpers.h"
-#include "utils/DeviceDiagnostics.h"
-#include "utils/DeviceRules.h"
-#include "utils/TorchModules.h"
-#include "utils/TorchTypes.h"
+#include "ast/ASTHelpers.h"
+#include "device/DeviceDiagnostics.h"
+#include "libtorch/DeviceRules.h"
+#include "libtorch/TorchModules.h"
+#include "libtorch/TorchTypes.h"
 #include "clang/AST/ASTContext.h"
 #include "clang/ASTMatchers/ASTMatchFinder.h"
 #include "clang/Lex/Lexer.h"
@@ -13,11 +13,11 @@ using namespace clang::ast_matchers;
 
 namespace clang::tidy::torch {
 
-using utils::Carrier;
-using utils::DeviceFact;
-using utils::DeviceFlow;
-using utils::DeviceValue;
-using utils::Origin;
+using device::DeviceFact;
+using device::DeviceFlow;
+using device::DeviceValue;
+using device::Origin;
+using libtorch::Carrier;
 
 void DeviceMismatchCheck::onStartOfTranslationUnit() {
   DeviceFlowCheck::onStartOfTranslationUnit();
@@ -32,7 +32,7 @@ void DeviceMismatchCheck::registerMatchers(MatchFinder *Finder) {
       this);
 }
 
-static Carrier carrier(QualType T) { return utils::carrierOf(T); }
+static Carrier carrier(QualType T) { return libtorch::carrierOf(T); }
 static Carrier carrier(const Expr *E) {
   return E ? carrier(E->getType()) : Carrier::None;
 }
@@ -47,14 +47,14 @@ static void addTensorOperands(const Expr *Arg,
     Out.push_back(Arg);
     return;
   }
-  if (const InitListExpr *IL = utils::initListOf(Arg)) {
+  if (const InitListExpr *IL = libtorch::initListOf(Arg)) {
     for (const Expr *Init : IL->inits())
       if (carrier(Init) == Carrier::Tensor)
         Out.push_back(Init);
     return;
   }
   // c10::optional<Tensor> built from a tensor.
-  const auto *CE = dyn_cast<CXXConstructExpr>(utils::stripImplicit(Arg));
+  const auto *CE = dyn_cast<CXXConstructExpr>(ast::stripImplicit(Arg));
   if (CE && CE->getNumArgs() == 1 && carrier(CE->getArg(0)) == Carrier::Tensor)
     Out.push_back(CE->getArg(0));
 }
@@ -77,7 +77,7 @@ static bool isCheckedOperator(OverloadedOperatorKind K) {
   case OO_ExclaimEqual:
     return true;
   default:
-    return utils::isArithmeticCompoundAssignment(K);
+    return ast::isArithmeticCompoundAssignment(K);
   }
 }
 
@@ -120,14 +120,14 @@ struct OpCollector {
       if (!MD || !MD->getIdentifier())
         return;
       StringRef Name = MD->getName();
-      if (utils::isTensorRecord(MD->getParent())) {
-        if (utils::isDeviceMixAllowed(Name))
+      if (libtorch::isTensorRecord(MD->getParent())) {
+        if (libtorch::isDeviceMixAllowed(Name))
           return;
         O.Operands.push_back(MC->getImplicitObjectArgument());
         for (const Expr *A : MC->arguments())
           addTensorOperands(A, O.Operands);
       } else if ((Name == "forward" || Name == "any_forward") &&
-                 utils::isForwardableModuleClass(MD->getParent())) {
+                 libtorch::isForwardableModuleClass(MD->getParent())) {
         O.Module = MC->getImplicitObjectArgument();
         for (const Expr *A : MC->arguments())
           addTensorOperands(A, O.Operands);
@@ -135,9 +135,9 @@ struct OpCollector {
     } else if (const auto *Call = dyn_cast<CallExpr>(E)) {
       const FunctionDecl *FD = Call->getDirectCallee();
       if (!FD || !FD->getIdentifier() || isa<CXXMethodDecl>(FD) ||
-          !utils::isLibTorchDecl(FD) ||
-          utils::factoryKind(FD) != utils::FactoryKind::None ||
-          utils::isDeviceMixAllowed(FD->getName()))
+          !libtorch::isLibTorchDecl(FD) ||
+          libtorch::factoryKind(FD) != libtorch::FactoryKind::None ||
+          libtorch::isDeviceMixAllowed(FD->getName()))
         return;
       for (const Expr *A : Call->arguments())
         addTensorOperands(A, O.Operands);
@@ -153,14 +153,14 @@ struct OpCollector {
 
 void DeviceMismatchCheck::check(const MatchFinder::MatchResult &Result) {
   const auto *Fn = Result.Nodes.getNodeAs<FunctionDecl>("fn");
-  if (utils::isTemplateCode(Fn)) // DeviceFlow skips it
+  if (ast::isTemplateCode(Fn)) // DeviceFlow skips it
     return;
   ASTContext &Ctx = *Result.Context;
   OpCollector Collector;
   Collector.visit(Fn->getBody());
   if (Collector.Ops.empty())
     return;
-  const DeviceFlow *Flow = utils::analyzedFlow(*this, Fn, Ctx, Verbose);
+  const DeviceFlow *Flow = device::analyzedFlow(*this, Fn, Ctx, Verbose);
   if (!Flow)
     return;
   for (const Op &O : Collector.Ops)
@@ -175,8 +175,8 @@ void DeviceMismatchCheck::check(const MatchFinder::MatchResult &Result) {
 static bool assignedIn(const Stmt *S, const ValueDecl *D) {
   if (!S)
     return false;
-  if (auto [LHS, RHS] = utils::asAssignment(S); LHS) {
-    const Expr *L = utils::stripImplicit(LHS);
+  if (auto [LHS, RHS] = ast::asAssignment(S); LHS) {
+    const Expr *L = ast::stripImplicit(LHS);
     if (const auto *DRE = dyn_cast<DeclRefExpr>(L); DRE && DRE->getDecl() == D)
       return true;
     if (const auto *ME = dyn_cast<MemberExpr>(L);
@@ -199,8 +199,8 @@ static bool usableAt(const ValueDecl *D, const Expr *At, const FunctionDecl *Fn,
   if (const auto *F = dyn_cast<FieldDecl>(D)) {
     const auto *MD = dyn_cast<CXXMethodDecl>(Fn);
     return MD && !MD->isStatic() &&
-           utils::isOrDerivesFrom(MD->getParent(),
-                                  F->getParent()->getQualifiedNameAsString());
+           libtorch::isOrDerivesFrom(
+               MD->getParent(), F->getParent()->getQualifiedNameAsString());
   }
   const auto *V = dyn_cast<VarDecl>(D);
   if (!V)
@@ -224,7 +224,7 @@ static bool usableAt(const ValueDecl *D, const Expr *At, const FunctionDecl *Fn,
 static const ValueDecl *deviceVariableIn(const Expr *E, int Depth = 0) {
   if (!E || Depth > 6)
     return nullptr;
-  E = utils::stripImplicit(E);
+  E = ast::stripImplicit(E);
   if (const auto *DRE = dyn_cast<DeclRefExpr>(E)) {
     Carrier C = carrier(DRE);
     return C == Carrier::Device || C == Carrier::DeviceType ? DRE->getDecl()
@@ -233,7 +233,7 @@ static const ValueDecl *deviceVariableIn(const Expr *E, int Depth = 0) {
   if (const auto *ME = dyn_cast<MemberExpr>(E)) {
     Carrier C = carrier(ME);
     if ((C == Carrier::Device || C == Carrier::DeviceType) &&
-        isa<CXXThisExpr>(utils::stripImplicit(ME->getBase())))
+        isa<CXXThisExpr>(ast::stripImplicit(ME->getBase())))
       return ME->getMemberDecl();
     return nullptr;
   }
@@ -288,9 +288,9 @@ static SourceLocation optionsInsertion(const CallExpr *Factory,
   if (!FD || Factory->getBeginLoc().isMacroID() ||
       Factory->getEndLoc().isMacroID())
     return {};
-  utils::FactoryKind K = utils::factoryKind(FD);
-  if (K == utils::FactoryKind::None || K == utils::FactoryKind::Like ||
-      K == utils::FactoryKind::FromBlob)
+  libtorch::FactoryKind K = libtorch::factoryKind(FD);
+  if (K == libtorch::FactoryKind::None || K == libtorch::FactoryKind::Like ||
+      K == libtorch::FactoryKind::FromBlob)
     return {};
   for (unsigned I = 1; I < Factory->getNumArgs() && I < FD->getNumParams();
        ++I) {
@@ -309,9 +309,9 @@ static SourceLocation optionsInsertion(const CallExpr *Factory,
 /// True for a name, a member access or a call: `x`, `batch.data`,
 /// `torch::ones({2})`, which need no parentheses before `.device()`.
 static bool isSimpleName(const Expr *E) {
-  E = utils::stripImplicit(E);
+  E = ast::stripImplicit(E);
   if (const auto *B = dyn_cast<CXXBindTemporaryExpr>(E))
-    E = utils::stripImplicit(B->getSubExpr());
+    E = ast::stripImplicit(B->getSubExpr());
   if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(E))
     return Op->getOperator() == OO_Arrow || Op->getOperator() == OO_Subscript;
   return isa<DeclRefExpr>(E) || isa<MemberExpr>(E) || isa<CallExpr>(E);
@@ -334,10 +334,10 @@ void DeviceMismatchCheck::checkOp(
   };
 
   if (O.Module) {
-    const CXXRecordDecl *Class = utils::moduleClassOf(O.Module->getType());
-    if (!utils::isLossModule(Class)) {
+    const CXXRecordDecl *Class = libtorch::moduleClassOf(O.Module->getType());
+    if (!libtorch::isLossModule(Class)) {
       DeviceFact M = Flow.factOf(O.Module);
-      if (!utils::moduleHasParameters(Class))
+      if (!libtorch::moduleHasParameters(Class))
         return;
       for (unsigned I = 0; I < Facts.size(); ++I)
         if ((M.Device.isDeviceSide() && IsHostTensor(Facts[I])) ||
@@ -364,8 +364,8 @@ void DeviceMismatchCheck::checkOp(
     return;
 
   const DeviceFact &H = Facts[Host], &D = Facts[Dev];
-  std::string HName = utils::quotableText(O.Operands[Host], SM, LO);
-  std::string DName = utils::quotableText(O.Operands[Dev], SM, LO);
+  std::string HName = device::quotableText(O.Operands[Host], SM, LO);
+  std::string DName = device::quotableText(O.Operands[Dev], SM, LO);
   std::string Fix;
   if (!HName.empty() && !DName.empty()) {
     std::string HObj =
@@ -374,7 +374,7 @@ void DeviceMismatchCheck::checkOp(
         isSimpleName(O.Operands[Dev]) ? DName : "(" + DName + ")";
     // Advice that repeats a call would run it twice: name the device instead.
     std::string Spelling;
-    if (!isa<DeclRefExpr, MemberExpr>(utils::stripImplicit(O.Operands[Dev])))
+    if (!isa<DeclRefExpr, MemberExpr>(ast::stripImplicit(O.Operands[Dev])))
       Spelling = deviceSpelling(D, O.E, Fn, SM);
     if (!Spelling.empty()) {
       Fix = "move it with '" + HObj + ".to(" + Spelling + ")'";
@@ -388,8 +388,8 @@ void DeviceMismatchCheck::checkOp(
   } else {
     Fix = "move it to the other operand's device with '.to(...)'";
   }
-  std::string Message = utils::describeOperand(HName, H) + " but " +
-                        utils::describeOperand(DName, D) +
+  std::string Message = device::describeOperand(HName, H) + " but " +
+                        device::describeOperand(DName, D) +
                         "; on a GPU machine this op throws 'Expected all "
                         "tensors to be on the same device'; " +
                         Fix;
@@ -398,13 +398,13 @@ void DeviceMismatchCheck::checkOp(
     // Only a factory call whose tensor is used nowhere else: the operand
     // itself, or a local named once.
     const auto *Factory = dyn_cast_or_null<CallExpr>(H.From.Where);
-    const Expr *HostOperand = utils::stripImplicit(O.Operands[Host]);
+    const Expr *HostOperand = ast::stripImplicit(O.Operands[Host]);
     const auto *HostVar = dyn_cast<DeclRefExpr>(HostOperand);
     bool UsedOnce = HostOperand == Factory ||
                     (HostVar && isa<VarDecl>(HostVar->getDecl()) &&
                      Uses.lookup(cast<VarDecl>(HostVar->getDecl())) == 1);
     if (H.From.Kind == Origin::Factory && Factory && UsedOnce &&
-        utils::isOwnOrigin(O.Operands[Host], Factory) &&
+        device::isOwnOrigin(O.Operands[Host], Factory) &&
         !Fixed.contains(Factory)) {
       SourceLocation At = optionsInsertion(Factory, SM, LO);
       std::string Spelling = deviceSpelling(D, Factory, Fn, SM);
@@ -414,8 +414,8 @@ void DeviceMismatchCheck::checkOp(
       }
     }
   }
-  utils::noteOrigin(*this, HName, O.Operands[Host], H, SM);
-  utils::noteOrigin(*this, DName, O.Operands[Dev], D, SM);
+  device::noteOrigin(*this, HName, O.Operands[Host], H, SM);
+  device::noteOrigin(*this, DName, O.Operands[Dev], D, SM);
 }
 
 void DeviceMismatchCheck::reportModuleCall(const Op &O, const Expr *Input,
@@ -426,14 +426,14 @@ void DeviceMismatchCheck::reportModuleCall(const Op &O, const Expr *Input,
   SourceLocation Loc = SM.getFileLoc(O.Loc);
   if (!reportOnce(Loc))
     return;
-  std::string IName = utils::quotableText(Input, SM, LO);
+  std::string IName = device::quotableText(Input, SM, LO);
   // `net->forward(x)` calls forward on `net.operator->()`: name `net`.
-  const Expr *Module = utils::stripImplicit(O.Module);
+  const Expr *Module = ast::stripImplicit(O.Module);
   if (const auto *Arrow = dyn_cast<CXXOperatorCallExpr>(Module);
       Arrow && Arrow->getOperator() == OO_Arrow && Arrow->getNumArgs() == 1)
     Module = Arrow->getArg(0);
-  std::string MName = utils::quotableText(Module, SM, LO);
-  std::string Message = utils::describeOperand(IName, InputFact) +
+  std::string MName = device::quotableText(Module, SM, LO);
+  std::string Message = device::describeOperand(IName, InputFact) +
                         " but the module" +
                         (MName.empty() ? "" : " '" + MName + "'") + " is " +
                         ModuleFact.Device.describe();
@@ -461,8 +461,8 @@ void DeviceMismatchCheck::reportModuleCall(const Op &O, const Expr *Input,
       Message += ": '" + IName + ".to(" + Device + ")'";
   }
   diag(Loc, "%0") << Message;
-  utils::noteOrigin(*this, IName, Input, InputFact, SM);
-  utils::noteOrigin(*this, MName, Module, ModuleFact, SM);
+  device::noteOrigin(*this, IName, Input, InputFact, SM);
+  device::noteOrigin(*this, MName, Module, ModuleFact, SM);
 }
 
 } // namespace clang::tidy::torch

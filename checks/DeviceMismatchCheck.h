@@ -3,7 +3,7 @@
 #define TORCH_TIDY_DEVICEMISMATCHCHECK_H
 
 #include "TorchCheck.h"
-#include "utils/DeviceFlow.h"
+#include "device/DeviceFlow.h"
 #include "llvm/ADT/DenseSet.h"
 
 namespace clang::tidy::torch {
@@ -30,12 +30,12 @@ public:
   };
 
 private:
-  void checkOp(const Op &O, const utils::DeviceFlow &Flow,
+  void checkOp(const Op &O, const device::DeviceFlow &Flow,
                const FunctionDecl *Fn, ASTContext &Ctx,
                const llvm::DenseMap<const VarDecl *, unsigned> &Uses);
   void reportModuleCall(const Op &O, const Expr *Input,
-                        const utils::DeviceFact &InputFact,
-                        const utils::DeviceFact &ModuleFact,
+                        const device::DeviceFact &InputFact,
+                        const device::DeviceFact &ModuleFact,
                         const SourceManager &SM, const LangOptions &LO);
 
   llvm::DenseSet<const Expr *> Fixed;

@@ -1,8 +1,8 @@
 //===- DiscardedToCheck.cpp - torch-discarded-to --------------------------===//
 #include "DiscardedToCheck.h"
-#include "utils/ASTHelpers.h"
-#include "utils/CheckOptions.h"
-#include "utils/TorchTypes.h"
+#include "ast/ASTHelpers.h"
+#include "ast/CheckOptions.h"
+#include "libtorch/TorchTypes.h"
 #include "clang/AST/ASTContext.h"
 #include "clang/ASTMatchers/ASTMatchFinder.h"
 
@@ -15,12 +15,12 @@ static constexpr llvm::StringLiteral DefaultMethods =
 
 DiscardedToCheck::DiscardedToCheck(StringRef Name, ClangTidyContext *Context)
     : TorchCheck(Name, Context),
-      Methods(utils::getListOption(*this, Options, "Methods", DefaultMethods)),
+      Methods(ast::getListOption(*this, Options, "Methods", DefaultMethods)),
       AllowCastToVoid(
-          utils::getBoolOption(*this, Options, "AllowCastToVoid", true)) {}
+          ast::getBoolOption(*this, Options, "AllowCastToVoid", true)) {}
 
 void DiscardedToCheck::storeOptions(ClangTidyOptions::OptionMap &Opts) {
-  Options.store(Opts, "Methods", utils::joinList(Methods));
+  Options.store(Opts, "Methods", ast::joinList(Methods));
   Options.store(Opts, "AllowCastToVoid", AllowCastToVoid);
 }
 
@@ -33,7 +33,7 @@ void DiscardedToCheck::registerMatchers(MatchFinder *Finder) {
   // Any tensor method call whose value is thrown away; check() decides
   // whether it is a listed conversion or an in-place op on one.
   auto Call = ignoringImplicit(ignoringParens(ignoringImplicit(
-      cxxMemberCallExpr(callee(utils::tensorMethod())).bind("call"))));
+      cxxMemberCallExpr(callee(libtorch::tensorMethod())).bind("call"))));
   auto Discarded =
       AllowCastToVoid
           ? expr(Call)
@@ -51,7 +51,7 @@ void DiscardedToCheck::registerMatchers(MatchFinder *Finder) {
                   switchCase(has(Discarded)), labelStmt(has(Discarded))));
   // Binding the function walks only function bodies, never the parent map.
   Finder->addMatcher(
-      functionDecl(isDefinition(), unless(utils::lambdaInFunction()),
+      functionDecl(isDefinition(), unless(ast::lambdaInFunction()),
                    hasBody(eachOf(Statement, forEachDescendant(Statement))))
           .bind("fn"),
       this);
@@ -109,7 +109,7 @@ static Receiver describeReceiver(const CXXMemberCallExpr *Conv,
                                  const SourceManager &SM,
                                  const LangOptions &LO) {
   Receiver R;
-  const Expr *Obj = utils::receiverOf(Conv);
+  const Expr *Obj = ast::receiverOf(Conv);
   if (!Obj)
     return R;
   const auto *Callee = dyn_cast<MemberExpr>(Conv->getCallee()->IgnoreParens());
@@ -129,12 +129,13 @@ static Receiver describeReceiver(const CXXMemberCallExpr *Conv,
   }
   if (!IsName)
     return R;
-  R.Text = utils::sourceText(Obj, SM, LO).str();
+  R.Text = ast::sourceText(Obj, SM, LO).str();
   if (R.Text.empty())
     return R;
   QualType Assigned = Arrow ? Obj->getType()->getPointeeType() : Obj->getType();
   bool Writable = !Assigned.isNull() && !Assigned.isConstQualified() &&
-                  utils::isTensorType(Assigned) && (Arrow || Obj->isLValue());
+                  libtorch::isTensorType(Assigned) &&
+                  (Arrow || Obj->isLValue());
   if (Writable)
     R.Target = Arrow ? "*" + R.Text : R.Text;
   return R;
@@ -152,8 +153,8 @@ void DiscardedToCheck::check(const MatchFinder::MatchResult &Result) {
     Conv = Call;
   } else {
     const CXXMemberCallExpr *Cur = Call;
-    while (Cur && utils::isInPlaceTensorMethod(Cur->getMethodDecl())) {
-      Cur = dyn_cast_or_null<CXXMemberCallExpr>(utils::receiverOf(Cur));
+    while (Cur && libtorch::isInPlaceTensorMethod(Cur->getMethodDecl())) {
+      Cur = dyn_cast_or_null<CXXMemberCallExpr>(ast::receiverOf(Cur));
       if (Cur && isListed(Cur->getMethodDecl()))
         Conv = Cur;
       if (Conv)

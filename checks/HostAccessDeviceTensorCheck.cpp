@@ -1,9 +1,9 @@
 //===- HostAccessDeviceTensorCheck.cpp - torch-host-access-device-tensor -===//
 #include "HostAccessDeviceTensorCheck.h"
-#include "utils/ASTHelpers.h"
-#include "utils/DeviceDiagnostics.h"
-#include "utils/DeviceFlow.h"
-#include "utils/TorchTypes.h"
+#include "ast/ASTHelpers.h"
+#include "device/DeviceDiagnostics.h"
+#include "device/DeviceFlow.h"
+#include "libtorch/TorchTypes.h"
 #include "clang/AST/ASTContext.h"
 #include "clang/ASTMatchers/ASTMatchFinder.h"
 #include "llvm/ADT/StringSet.h"
@@ -12,8 +12,8 @@ using namespace clang::ast_matchers;
 
 namespace clang::tidy::torch {
 
-using utils::DeviceFact;
-using utils::DeviceFlow;
+using device::DeviceFact;
+using device::DeviceFlow;
 
 void HostAccessDeviceTensorCheck::registerMatchers(MatchFinder *Finder) {
   Finder->addMatcher(
@@ -23,7 +23,7 @@ void HostAccessDeviceTensorCheck::registerMatchers(MatchFinder *Finder) {
 }
 
 static bool inNamespace(const Decl *D, StringRef NS) {
-  return utils::outermostNamespace(D) == NS;
+  return libtorch::outermostNamespace(D) == NS;
 }
 
 /// Host code that reads through a pointer it is given: the C string and
@@ -159,7 +159,8 @@ struct AccessCollector {
 
   void considerCall(const CXXMemberCallExpr *MC) {
     const CXXMethodDecl *MD = MC->getMethodDecl();
-    if (!MD || !MD->getIdentifier() || !utils::isTensorRecord(MD->getParent()))
+    if (!MD || !MD->getIdentifier() ||
+        !libtorch::isTensorRecord(MD->getParent()))
       return;
     StringRef Name = MD->getName();
     if (Name == "accessor") {
@@ -190,7 +191,7 @@ struct AccessCollector {
 void HostAccessDeviceTensorCheck::check(
     const MatchFinder::MatchResult &Result) {
   const auto *Fn = Result.Nodes.getNodeAs<FunctionDecl>("fn");
-  if (utils::isTemplateCode(Fn)) // DeviceFlow skips it
+  if (ast::isTemplateCode(Fn)) // DeviceFlow skips it
     return;
   ASTContext &Ctx = *Result.Context;
   const SourceManager &SM = Ctx.getSourceManager();
@@ -202,7 +203,7 @@ void HostAccessDeviceTensorCheck::check(
   });
   if (Collector.Accesses.empty())
     return;
-  const DeviceFlow *Flow = utils::analyzedFlow(*this, Fn, Ctx, Verbose);
+  const DeviceFlow *Flow = device::analyzedFlow(*this, Fn, Ctx, Verbose);
   if (!Flow)
     return;
   for (const Access &A : Collector.Accesses) {
@@ -213,11 +214,11 @@ void HostAccessDeviceTensorCheck::check(
     SourceLocation Loc = SM.getFileLoc(A.Call->getExprLoc());
     if (!reportOnce(Loc))
       continue;
-    std::string Name = utils::quotableText(Tensor, SM, LO);
+    std::string Name = device::quotableText(Tensor, SM, LO);
     std::string Copy =
         Name.empty() ? "'.cpu()'" : "'auto host = " + Name + ".cpu();'";
     StringRef Method = A.Call->getMethodDecl()->getName();
-    std::string Message = utils::describeOperand(Name, F);
+    std::string Message = device::describeOperand(Name, F);
     if (Method == "accessor")
       Message += "; 'accessor' lets host code index its memory, which on a "
                  "GPU machine crashes or reads garbage; copy it to the host "
@@ -242,7 +243,7 @@ void HostAccessDeviceTensorCheck::check(
              DiagnosticIDs::Note)
             << A.Consumer;
     }
-    utils::noteOrigin(*this, Name, Tensor, F, SM);
+    device::noteOrigin(*this, Name, Tensor, F, SM);
   }
 }
 

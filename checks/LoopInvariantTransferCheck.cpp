@@ -1,10 +1,10 @@
 //===- LoopInvariantTransferCheck.cpp - torch-loop-invariant-transfer ----===//
 #include "LoopInvariantTransferCheck.h"
-#include "utils/ASTHelpers.h"
-#include "utils/DeviceDiagnostics.h"
-#include "utils/DeviceFlow.h"
-#include "utils/HotLoops.h"
-#include "utils/TorchTypes.h"
+#include "ast/ASTHelpers.h"
+#include "device/DeviceDiagnostics.h"
+#include "device/DeviceFlow.h"
+#include "libtorch/TorchTypes.h"
+#include "program/HotLoops.h"
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/StmtCXX.h"
 #include "clang/ASTMatchers/ASTMatchFinder.h"
@@ -15,11 +15,11 @@ using namespace clang::ast_matchers;
 
 namespace clang::tidy::torch {
 
-using utils::DeviceFlow;
-using utils::DeviceValue;
+using device::DeviceFlow;
+using device::DeviceValue;
 
 void LoopInvariantTransferCheck::registerMatchers(MatchFinder *Finder) {
-  Finder->addMatcher(utils::functionLoops(), this);
+  Finder->addMatcher(program::functionLoops(), this);
 }
 
 /// The variables a loop may change: assigned, incremented, moved from,
@@ -31,18 +31,18 @@ struct ChangedVariables {
   llvm::SmallPtrSet<const VarDecl *, 16> Changed;
 
   void mark(const Expr *E) {
-    if (const VarDecl *V = utils::rootVariable(E))
+    if (const VarDecl *V = ast::rootVariable(E))
       Changed.insert(V);
   }
 
   /// \p Args are matched to \p FD's parameters from the first.
   void arguments(const FunctionDecl *FD, ArrayRef<const Expr *> Args) {
-    const bool LibTorch = FD && utils::isLibTorchDecl(FD);
+    const bool LibTorch = FD && libtorch::isLibTorchDecl(FD);
     const bool InPlace =
         FD && FD->getIdentifier() &&
         (FD->getName().ends_with("_") || FD->getName().ends_with("_out"));
     for (unsigned I = 0; I < Args.size(); ++I) {
-      const Expr *A = utils::stripImplicit(Args[I]);
+      const Expr *A = ast::stripImplicit(Args[I]);
       if (!isa<DeclRefExpr>(A))
         continue;
       QualType T = FD && I < FD->getNumParams() ? FD->getParamDecl(I)->getType()
@@ -66,7 +66,7 @@ struct ChangedVariables {
     } else if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(S)) {
       OverloadedOperatorKind K = Op->getOperator();
       if (K == OO_Equal || K == OO_PlusPlus || K == OO_MinusMinus ||
-          utils::isArithmeticCompoundAssignment(K))
+          ast::isArithmeticCompoundAssignment(K))
         mark(Op->getArg(0));
       const auto *MD = dyn_cast_or_null<CXXMethodDecl>(Op->getDirectCallee());
       arguments(
@@ -82,7 +82,7 @@ struct ChangedVariables {
       arguments(Call->getDirectCallee(),
                 ArrayRef(Call->getArgs(), Call->getNumArgs()));
     } else if (const auto *CE = dyn_cast<CXXConstructExpr>(S)) {
-      if (CE->getNumArgs() == 1 && utils::isTensorType(CE->getType()))
+      if (CE->getNumArgs() == 1 && libtorch::isTensorType(CE->getType()))
         mark(CE->getArg(0));
     } else if (const auto *L = dyn_cast<LambdaExpr>(S)) {
       return visit(L->getBody());
@@ -97,7 +97,7 @@ struct ChangedVariables {
 static bool guardsSomeIterations(const Expr *Cond) {
   if (!Cond)
     return false;
-  Cond = utils::stripImplicit(Cond);
+  Cond = ast::stripImplicit(Cond);
   if (const auto *BO = dyn_cast<BinaryOperator>(Cond))
     return BO->getOpcode() == BO_Rem || BO->getOpcode() == BO_EQ ||
            (BO->isLogicalOp() && (guardsSomeIterations(BO->getLHS()) ||
@@ -123,7 +123,8 @@ static void collectConversions(const Stmt *S,
     }
   if (const auto *MC = dyn_cast<CXXMemberCallExpr>(S)) {
     const CXXMethodDecl *MD = MC->getMethodDecl();
-    if (MD && MD->getIdentifier() && utils::isTensorRecord(MD->getParent()) &&
+    if (MD && MD->getIdentifier() &&
+        libtorch::isTensorRecord(MD->getParent()) &&
         (MD->getName() == "to" || MD->getName() == "cuda"))
       Out.push_back(MC);
   }
@@ -134,9 +135,9 @@ static void collectConversions(const Stmt *S,
 void LoopInvariantTransferCheck::check(const MatchFinder::MatchResult &Result) {
   const auto *Loop = Result.Nodes.getNodeAs<Stmt>("loop");
   const auto *Fn = Result.Nodes.getNodeAs<FunctionDecl>("fn");
-  if (utils::isTemplateCode(Fn)) // DeviceFlow skips it
+  if (ast::isTemplateCode(Fn)) // DeviceFlow skips it
     return;
-  utils::HotMarker Marker = utils::findHotMarker(Loop);
+  program::HotMarker Marker = program::findHotMarker(Loop);
   if (!Marker)
     return;
   const SourceManager &SM = *Result.SourceManager;
@@ -145,15 +146,15 @@ void LoopInvariantTransferCheck::check(const MatchFinder::MatchResult &Result) {
   auto DeclaredBefore = [&](const VarDecl *V) {
     SourceLocation L = SM.getFileLoc(V->getLocation());
     return !V->isStaticLocal() && V->hasLocalStorage() &&
-           utils::isTensorType(V->getType()) &&
+           libtorch::isTensorType(V->getType()) &&
            SM.isBeforeInTranslationUnit(L, LoopRange.getBegin());
   };
 
   std::vector<const CXXMemberCallExpr *> Conversions;
-  for (const Stmt *Part : utils::iterationParts(Loop))
+  for (const Stmt *Part : ast::iterationParts(Loop))
     collectConversions(Part, Conversions);
   llvm::erase_if(Conversions, [&](const CXXMemberCallExpr *C) {
-    const auto *DRE = dyn_cast<DeclRefExpr>(utils::receiverOf(C));
+    const auto *DRE = dyn_cast<DeclRefExpr>(ast::receiverOf(C));
     const auto *V = DRE ? dyn_cast<VarDecl>(DRE->getDecl()) : nullptr;
     return !V || !DeclaredBefore(V);
   });
@@ -166,11 +167,11 @@ void LoopInvariantTransferCheck::check(const MatchFinder::MatchResult &Result) {
   const LangOptions &LO = Ctx.getLangOpts();
   for (const CXXMemberCallExpr *C : Conversions) {
     const auto *V =
-        cast<VarDecl>(cast<DeclRefExpr>(utils::receiverOf(C))->getDecl());
+        cast<VarDecl>(cast<DeclRefExpr>(ast::receiverOf(C))->getDecl());
     if (Changes.Changed.contains(V))
       continue;
     if (!Flow)
-      Flow = utils::analyzedFlow(*this, Fn, Ctx, Verbose);
+      Flow = device::analyzedFlow(*this, Fn, Ctx, Verbose);
     if (!Flow)
       return;
     DeviceValue To = Flow->conversionTarget(C);
@@ -183,7 +184,7 @@ void LoopInvariantTransferCheck::check(const MatchFinder::MatchResult &Result) {
     if (!reportOnce(Loc))
       continue;
     std::string Name = V->getName().str();
-    std::string Text = utils::quotableText(C, SM, LO);
+    std::string Text = device::quotableText(C, SM, LO);
     std::string Hoisted;
     if (!Text.empty())
       Hoisted = llvm::formatv(" ('auto {0}_dev = {1};')", Name, Text).str();

@@ -7,7 +7,7 @@
 namespace clang::tidy::torch {
 
 /// Flags `.to(device)`, `.cuda()` or `.to(other)` in a hot loop (see
-/// utils/HotLoops.h) of a local tensor declared before the loop and never
+/// program/HotLoops.h) of a local tensor declared before the loop and never
 /// changed in it: the same data crosses PCIe on every iteration. Hoist the
 /// transfer before the loop.
 ///

@@ -1,10 +1,10 @@
 //===- LossAccumulationCheck.cpp - torch-loss-accumulation ----------------===//
 #include "LossAccumulationCheck.h"
-#include "utils/ASTHelpers.h"
-#include "utils/AutogradHistory.h"
-#include "utils/CheckOptions.h"
-#include "utils/HotLoops.h"
-#include "utils/TorchTypes.h"
+#include "ast/ASTHelpers.h"
+#include "ast/CheckOptions.h"
+#include "libtorch/TorchTypes.h"
+#include "program/AutogradHistory.h"
+#include "program/HotLoops.h"
 #include "clang/AST/ASTContext.h"
 #include "clang/ASTMatchers/ASTMatchFinder.h"
 #include "clang/Lex/Lexer.h"
@@ -21,18 +21,18 @@ static constexpr llvm::StringLiteral DefaultContainerMethods =
 LossAccumulationCheck::LossAccumulationCheck(StringRef Name,
                                              ClangTidyContext *Context)
     : TorchCheck(Name, Context),
-      ContainerMethods(utils::getListOption(*this, Options, "ContainerMethods",
-                                            DefaultContainerMethods)) {}
+      ContainerMethods(ast::getListOption(*this, Options, "ContainerMethods",
+                                          DefaultContainerMethods)) {}
 
 void LossAccumulationCheck::storeOptions(ClangTidyOptions::OptionMap &Opts) {
-  Options.store(Opts, "ContainerMethods", utils::joinList(ContainerMethods));
+  Options.store(Opts, "ContainerMethods", ast::joinList(ContainerMethods));
 }
 
 void LossAccumulationCheck::registerMatchers(MatchFinder *Finder) {
   // Functions with a loop; check() walks their bodies top-down.
   auto Loop = stmt(anyOf(forStmt(), cxxForRangeStmt(), whileStmt(), doStmt()));
   Finder->addMatcher(functionDecl(isDefinition(),
-                                  unless(utils::lambdaInFunction()),
+                                  unless(ast::lambdaInFunction()),
                                   hasBody(hasDescendant(Loop)))
                          .bind("fn"),
                      this);
@@ -64,16 +64,16 @@ static bool isStdContainer(QualType T) {
                              "queue", "stack", "priority_queue", "set",
                              "multiset"},
                             RD->getName()) &&
-         utils::isTensorLikeType(T);
+         libtorch::isTensorLikeType(T);
 }
 
 /// The variable or field that owns the storage \p E designates.
 static const ValueDecl *targetDecl(const Expr *E) {
-  E = utils::stripImplicit(E);
+  E = ast::stripImplicit(E);
   if (const auto *DRE = dyn_cast_or_null<DeclRefExpr>(E))
     return DRE->getDecl();
   if (const auto *ME = dyn_cast_or_null<MemberExpr>(E)) {
-    const Expr *Base = utils::stripImplicit(ME->getBase());
+    const Expr *Base = ast::stripImplicit(ME->getBase());
     return isa<CXXThisExpr>(Base) ? ME->getMemberDecl() : targetDecl(Base);
   }
   if (const auto *AS = dyn_cast_or_null<ArraySubscriptExpr>(E))
@@ -93,12 +93,12 @@ static const ValueDecl *targetDecl(const Expr *E) {
 }
 
 static bool refersTo(const Expr *E, const ValueDecl *D) {
-  E = utils::stripCopiesAndMoves(E);
+  E = ast::stripCopiesAndMoves(E);
   if (const auto *DRE = dyn_cast<DeclRefExpr>(E))
     return DRE->getDecl() == D;
   if (const auto *ME = dyn_cast<MemberExpr>(E))
     return ME->getMemberDecl() == D &&
-           isa<CXXThisExpr>(utils::stripImplicit(ME->getBase()));
+           isa<CXXThisExpr>(ast::stripImplicit(ME->getBase()));
   return false;
 }
 
@@ -107,7 +107,7 @@ static bool refersTo(const Expr *E, const ValueDecl *D) {
 static std::vector<const Expr *> accumulatedOperands(const Expr *RHS,
                                                      const ValueDecl *D) {
   std::vector<const Expr *> Ops;
-  RHS = utils::stripImplicit(RHS);
+  RHS = ast::stripImplicit(RHS);
   if (const auto *OC = dyn_cast<CXXOperatorCallExpr>(RHS)) {
     auto Op = OC->getOperator();
     if (Op == OO_Plus || Op == OO_Minus || Op == OO_Star || Op == OO_Slash)
@@ -120,12 +120,12 @@ static std::vector<const Expr *> accumulatedOperands(const Expr *RHS,
                            FD->getName()))
       for (const Expr *A : C->arguments()) {
         // torch::cat({acc, x}): the list arrives as an ArrayRef temporary.
-        const Expr *Inner = utils::stripImplicit(A);
+        const Expr *Inner = ast::stripImplicit(A);
         if (const auto *CE = dyn_cast<CXXConstructExpr>(Inner);
             CE && CE->getNumArgs() == 1)
-          Inner = utils::stripImplicit(CE->getArg(0));
+          Inner = ast::stripImplicit(CE->getArg(0));
         if (const auto *SIL = dyn_cast<CXXStdInitializerListExpr>(Inner))
-          Inner = utils::stripImplicit(SIL->getSubExpr());
+          Inner = ast::stripImplicit(SIL->getSubExpr());
         if (const auto *IL = dyn_cast<InitListExpr>(Inner))
           Ops.insert(Ops.end(), IL->inits().begin(), IL->inits().end());
         else
@@ -137,7 +137,7 @@ static std::vector<const Expr *> accumulatedOperands(const Expr *RHS,
   if (!HasSelf)
     return {};
   llvm::erase_if(Ops, [&](const Expr *E) {
-    return refersTo(E, D) || !utils::isTensorType(E->getType());
+    return refersTo(E, D) || !libtorch::isTensorType(E->getType());
   });
   return Ops;
 }
@@ -152,7 +152,7 @@ public:
   void walk(const Stmt *S) {
     if (!S)
       return;
-    bool IsLoop = utils::isLoop(S);
+    bool IsLoop = ast::isLoop(S);
     if (IsLoop)
       Loops.push_back(S);
     if (!Loops.empty())
@@ -185,7 +185,7 @@ private:
     const auto *OC = dyn_cast<CXXOperatorCallExpr>(E);
     if (!OC || !OC->isAssignmentOp() || OC->getNumArgs() != 2)
       return;
-    const Expr *LHS = utils::stripImplicit(OC->getArg(0));
+    const Expr *LHS = ast::stripImplicit(OC->getArg(0));
     // history[epoch] = loss;
     if (const auto *Sub = dyn_cast<CXXOperatorCallExpr>(LHS);
         Sub && Sub->getOperator() == OO_Subscript &&
@@ -193,7 +193,7 @@ private:
       add(StoreKind::Container, OC, Sub->getArg(0), {OC->getArg(1)});
       return;
     }
-    if (!utils::isTensorType(LHS->getType()) ||
+    if (!libtorch::isTensorType(LHS->getType()) ||
         !isa<DeclRefExpr, MemberExpr>(LHS))
       return;
     if (OC->getOperator() != OO_Equal) { // total += loss;
@@ -220,22 +220,22 @@ static bool isPerIteration(const ValueDecl *D, const Stmt *Loop,
   if (const auto *FR = dyn_cast<CXXForRangeStmt>(Loop);
       FR && FR->getLoopVariable() == VD)
     return true;
-  const Stmt *Body = utils::loopBody(Loop);
+  const Stmt *Body = ast::loopBody(Loop);
   if (!Body)
     return false;
   SourceLocation L = VD->getLocation();
-  return !utils::isBeforeExpanded(SM, L, Body->getBeginLoc()) &&
-         !utils::isBeforeExpanded(SM, Body->getEndLoc(), L);
+  return !ast::isBeforeExpanded(SM, L, Body->getBeginLoc()) &&
+         !ast::isBeforeExpanded(SM, Body->getEndLoc(), L);
 }
 
 /// Tensor-typed, history-bearing leaves of a stored value: `loss` in
 /// `push_back(loss)`, `emplace_back(name, loss)` or `insert({k, loss})`.
-static void detachPoints(const Expr *E, utils::AutogradHistory &H,
+static void detachPoints(const Expr *E, program::AutogradHistory &H,
                          std::vector<const Expr *> &Out, unsigned Depth = 0) {
-  const Expr *S = utils::stripImplicit(E);
+  const Expr *S = ast::stripImplicit(E);
   if (!S || Depth > 4 || !H.carriesHistory(S))
     return;
-  if (utils::isTensorType(S->getType())) {
+  if (libtorch::isTensorType(S->getType())) {
     Out.push_back(E);
     return;
   }
@@ -251,7 +251,7 @@ static void detachPoints(const Expr *E, utils::AutogradHistory &H,
 }
 
 static bool needsParens(const Expr *E) {
-  E = utils::stripCopiesAndMoves(E);
+  E = ast::stripCopiesAndMoves(E);
   if (isa<DeclRefExpr, MemberExpr, ParenExpr, ArraySubscriptExpr,
           CXXMemberCallExpr>(E))
     return false;
@@ -278,13 +278,13 @@ static bool livesAcrossSteps(const ValueDecl *D,
   const bool InForward =
       MD && MD->getIdentifier() && MD->getName() == "forward";
   const bool MadeInStep = llvm::any_of(Loops, [&](const Stmt *L) {
-    return isPerIteration(D, L, SM) && utils::findHotMarker(L);
+    return isPerIteration(D, L, SM) && program::findHotMarker(L);
   });
   for (const Stmt *L : Loops) {
     if (isPerIteration(D, L, SM))
       continue; // L's iterations each start D afresh
-    utils::HotMarker M = utils::findHotMarker(L);
-    if (M && (M.Kind != utils::HotMarkerKind::Forward ||
+    program::HotMarker M = program::findHotMarker(L);
+    if (M && (M.Kind != program::HotMarkerKind::Forward ||
               (!MadeInStep && !InForward)))
       return true;
   }
@@ -299,8 +299,8 @@ void LossAccumulationCheck::check(const MatchFinder::MatchResult &Result) {
   Finder.walk(Fn->getBody());
   if (Finder.Found.empty())
     return;
-  std::optional<utils::AutogradHistory> H; // built on the first candidate
-  auto Text = [&](const Expr *E) { return utils::sourceText(E, SM, LO); };
+  std::optional<program::AutogradHistory> H; // built on the first candidate
+  auto Text = [&](const Expr *E) { return ast::sourceText(E, SM, LO); };
 
   for (const Candidate &C : Finder.Found) {
     // The innermost loop whose iterations the target outlives.
@@ -328,11 +328,11 @@ void LossAccumulationCheck::check(const MatchFinder::MatchResult &Result) {
         continue;
       // A variable last assigned before the loop holds the same graph in
       // every iteration: nothing accumulates.
-      if (const auto *DRE = dyn_cast<DeclRefExpr>(utils::stripImplicit(V)))
+      if (const auto *DRE = dyn_cast<DeclRefExpr>(ast::stripImplicit(V)))
         if (const auto *VD = dyn_cast<VarDecl>(DRE->getDecl()))
           if (const Expr *Def = H->reachingValue(VD, DRE->getBeginLoc());
-              Def && utils::isBeforeExpanded(SM, Def->getEndLoc(),
-                                             Loop->getBeginLoc()))
+              Def &&
+              ast::isBeforeExpanded(SM, Def->getEndLoc(), Loop->getBeginLoc()))
             continue;
       Value = V;
       break;

@@ -1,7 +1,7 @@
 //===- StaleOptimizerCheck.cpp - torch-stale-optimizer --------------------===//
 #include "StaleOptimizerCheck.h"
-#include "utils/ASTHelpers.h"
-#include "utils/OptimizerFlow.h"
+#include "ast/ASTHelpers.h"
+#include "program/OptimizerFlow.h"
 #include "clang/ASTMatchers/ASTMatchFinder.h"
 
 using namespace clang::ast_matchers;
@@ -24,7 +24,7 @@ static StatementMatcher optimizerConstruction() {
 void StaleOptimizerCheck::registerMatchers(MatchFinder *Finder) {
   // Only functions that build an optimizer; check() scans them in order.
   Finder->addMatcher(
-      functionDecl(isDefinition(), unless(utils::lambdaInFunction()),
+      functionDecl(isDefinition(), unless(ast::lambdaInFunction()),
                    hasBody(hasDescendant(optimizerConstruction())))
           .bind("fn"),
       this);
@@ -36,12 +36,12 @@ void StaleOptimizerCheck::check(const MatchFinder::MatchResult &Result) {
     return;
   const SourceManager &SM = *Result.SourceManager;
   const LangOptions &LO = Result.Context->getLangOpts();
-  using utils::StaleReplacement;
+  using program::StaleReplacement;
   for (const StaleReplacement &R : Modules->staleReplacements(Fn, SM)) {
     std::string Model = R.Model.Root->getName().str();
     std::string Opt = R.Optimizer->getName().str();
     // `opt.step()`, or `train_step(...)` for a call given the optimizer.
-    std::string Step = utils::sourceText(R.Step->getCallee(), SM, LO).str() +
+    std::string Step = ast::sourceText(R.Step->getCallee(), SM, LO).str() +
                        (isa<CXXMemberCallExpr>(R.Step) ? "()" : "(...)");
     switch (R.Kind) {
     case StaleReplacement::Reassigned:
@@ -49,7 +49,7 @@ void StaleOptimizerCheck::check(const MatchFinder::MatchResult &Result) {
            "'%0' is replaced after optimizer '%1' was built from its "
            "parameters; '%2' keeps updating the old tensors, so the new "
            "model never trains")
-          << utils::sourceText(utils::asAssignment(R.Replacing).first, SM, LO)
+          << ast::sourceText(ast::asAssignment(R.Replacing).first, SM, LO)
           << Opt << Step;
       break;
     case StaleReplacement::ReplaceModule:
@@ -60,15 +60,15 @@ void StaleOptimizerCheck::check(const MatchFinder::MatchResult &Result) {
           << Model << Opt << Step;
       break;
     case StaleReplacement::MemberReassigned: {
-      const Expr *LHS = utils::asAssignment(R.Replacing).first;
-      bool Tensor =
-          utils::moduleMemberKind(LHS->getType()) == utils::MemberKind::Tensor;
+      const Expr *LHS = ast::asAssignment(R.Replacing).first;
+      bool Tensor = libtorch::moduleMemberKind(LHS->getType()) ==
+                    libtorch::MemberKind::Tensor;
       diag(R.Replacing->getBeginLoc(),
            "'%0' is replaced after optimizer '%1' was built from the "
            "parameters of '%2'; '%3' keeps updating the old tensors, and "
            "forward() uses a %select{layer|tensor}4 that is neither "
            "registered nor optimized")
-          << utils::sourceText(LHS, SM, LO) << Opt << Model << Step << Tensor;
+          << ast::sourceText(LHS, SM, LO) << Opt << Model << Step << Tensor;
       break;
     }
     case StaleReplacement::CloneTrained:
@@ -84,7 +84,7 @@ void StaleOptimizerCheck::check(const MatchFinder::MatchResult &Result) {
     }
     diag(R.Construction->getBeginLoc(), "optimizer '%0' built from '%1' here",
          DiagnosticIDs::Note)
-        << Opt << utils::sourceText(R.Params, SM, LO);
+        << Opt << ast::sourceText(R.Params, SM, LO);
     diag(R.Step->getBeginLoc(), "'%0' runs here", DiagnosticIDs::Note) << Step;
   }
 }

@@ -3,7 +3,7 @@
 #define TORCH_TIDY_STALEOPTIMIZERCHECK_H
 
 #include "TorchCheck.h"
-#include "utils/ModuleAnalysisCache.h"
+#include "program/ModuleAnalysisCache.h"
 
 namespace clang::tidy::torch {
 
@@ -17,7 +17,7 @@ class StaleOptimizerCheck : public TorchCheck {
 public:
   StaleOptimizerCheck(StringRef Name, ClangTidyContext *Context)
       : TorchCheck(Name, Context),
-        Modules(utils::ModuleAnalysisCache::forContext(Context)) {}
+        Modules(program::ModuleAnalysisCache::forContext(Context)) {}
   void registerMatchers(ast_matchers::MatchFinder *Finder) override;
   void check(const ast_matchers::MatchFinder::MatchResult &Result) override;
   void onStartOfTranslationUnit() override {
@@ -27,7 +27,7 @@ public:
 
 private:
   /// Other checks leave the replacements it reports to it.
-  utils::ModuleAnalysisCache::StaleReporter Modules;
+  program::ModuleAnalysisCache::StaleReporter Modules;
 };
 
 } // namespace clang::tidy::torch

@@ -1,14 +1,15 @@
 //===- SyncInLoopCheck.cpp - torch-sync-in-loop ---------------------------===//
 #include "SyncInLoopCheck.h"
-#include "utils/ASTHelpers.h"
-#include "utils/CallerDevices.h"
-#include "utils/CheckOptions.h"
-#include "utils/DeviceDiagnostics.h"
-#include "utils/DeviceFlow.h"
-#include "utils/GpuUse.h"
-#include "utils/HostEvents.h"
-#include "utils/HostSync.h"
-#include "utils/TorchTypes.h"
+#include "ast/ASTHelpers.h"
+#include "ast/CheckOptions.h"
+#include "device/CallerDevices.h"
+#include "device/DeviceDiagnostics.h"
+#include "device/DeviceFlow.h"
+#include "libtorch/HostSync.h"
+#include "libtorch/TorchTypes.h"
+#include "program/GpuUse.h"
+#include "program/HiddenSync.h"
+#include "program/HostEvents.h"
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/StmtCXX.h"
 #include "clang/ASTMatchers/ASTMatchFinder.h"
@@ -20,18 +21,18 @@ using namespace clang::ast_matchers;
 
 namespace clang::tidy::torch {
 
-using utils::SyncOperation;
-using utils::SyncWait;
+using libtorch::SyncOperation;
+using libtorch::SyncWait;
 
 static unsigned bit(const SyncOperation &Op) {
-  return 1u << (&Op - utils::syncOperations().begin());
+  return 1u << (&Op - libtorch::syncOperations().begin());
 }
 
 /// The default of SyncFunctions: every built-in operation.
 static StringRef defaultSyncFunctions() {
   static const std::string Default = [] {
     std::vector<StringRef> Options;
-    for (const SyncOperation &Op : utils::syncOperations())
+    for (const SyncOperation &Op : libtorch::syncOperations())
       Options.push_back(Op.Option);
     return llvm::join(Options, ";");
   }();
@@ -40,14 +41,14 @@ static StringRef defaultSyncFunctions() {
 
 SyncInLoopCheck::SyncInLoopCheck(StringRef Name, ClangTidyContext *Context)
     : TorchCheck(Name, Context),
-      SyncFunctions(utils::getListOption(*this, Options, "SyncFunctions",
-                                         defaultSyncFunctions())),
+      SyncFunctions(ast::getListOption(*this, Options, "SyncFunctions",
+                                       defaultSyncFunctions())),
       AllowInPeriodicGuard(
-          utils::getBoolOption(*this, Options, "AllowInPeriodicGuard", true)),
+          ast::getBoolOption(*this, Options, "AllowInPeriodicGuard", true)),
       HostBufferCopies(
-          utils::getBoolOption(*this, Options, "HostBufferCopies", true)) {
+          ast::getBoolOption(*this, Options, "HostBufferCopies", true)) {
   for (const std::string &F : SyncFunctions) {
-    if (const SyncOperation *Op = utils::syncOperationByOption(F))
+    if (const SyncOperation *Op = libtorch::syncOperationByOption(F))
       Enabled |= bit(*Op);
     else
       Custom.push_back(StringRef(F).ltrim(':').str());
@@ -56,20 +57,20 @@ SyncInLoopCheck::SyncInLoopCheck(StringRef Name, ClangTidyContext *Context)
 
 void SyncInLoopCheck::onStartOfTranslationUnit() {
   TorchCheck::onStartOfTranslationUnit();
-  utils::DeviceFlow::clearCache();
-  utils::clearHiddenSyncCache();
+  device::DeviceFlow::clearCache();
+  program::clearHiddenSyncCache();
 }
 
 void SyncInLoopCheck::onEndOfTranslationUnit() {
   if (Unit)
-    utils::writeUnitFacts(*Unit);
+    device::writeUnitFacts(*Unit);
   Unit = nullptr;
-  utils::DeviceFlow::clearCache();
-  utils::clearHiddenSyncCache();
+  device::DeviceFlow::clearCache();
+  program::clearHiddenSyncCache();
 }
 
 void SyncInLoopCheck::storeOptions(ClangTidyOptions::OptionMap &Opts) {
-  Options.store(Opts, "SyncFunctions", utils::joinList(SyncFunctions));
+  Options.store(Opts, "SyncFunctions", ast::joinList(SyncFunctions));
   Options.store(Opts, "AllowInPeriodicGuard", AllowInPeriodicGuard);
   Options.store(Opts, "HostBufferCopies", HostBufferCopies);
 }
@@ -77,22 +78,22 @@ void SyncInLoopCheck::storeOptions(ClangTidyOptions::OptionMap &Opts) {
 void SyncInLoopCheck::registerMatchers(MatchFinder *Finder) {
   // Loops top-down, with their function (DeviceFlow's facts are per
   // function); check() reads the bodies of the hot ones.
-  Finder->addMatcher(utils::functionLoops(), this);
+  Finder->addMatcher(program::functionLoops(), this);
   // A batch worker writes the unit's facts even when it has no loop.
-  if (utils::exportsUnitFacts())
+  if (device::exportsUnitFacts())
     Finder->addMatcher(translationUnitDecl().bind("unit"), this);
 }
 
 /// The device of the tensor \p Call reads, for `.item()`, `.cpu()` and
 /// `.to(kCPU)`: on the CPU (DeviceFlow, or CallerDevices for a tensor from
 /// the rest of the program) they wait for no device. Bottom for other calls.
-static utils::DeviceValue readDevice(const Expr *Call, const SyncOperation *Op,
-                                     const FunctionDecl *Fn, ASTContext &Ctx) {
+static device::DeviceValue readDevice(const Expr *Call, const SyncOperation *Op,
+                                      const FunctionDecl *Fn, ASTContext &Ctx) {
   const auto *MC = dyn_cast<CXXMemberCallExpr>(Call);
   if (!MC || !Fn || !Op ||
       !(Op->Option == "item" || Op->Option == "cpu" || Op->Option == "to"))
     return {};
-  return utils::DeviceFlow::get(Fn, Ctx).deviceOf(
+  return device::DeviceFlow::get(Fn, Ctx).deviceOf(
       MC->getImplicitObjectArgument());
 }
 
@@ -103,12 +104,13 @@ SyncInLoopCheck::classify(const Expr *E, bool ResultUsed,
   const FunctionDecl *FD = Call ? Call->getDirectCallee() : nullptr;
   if (!FD)
     return {};
-  if (const SyncOperation *Op = utils::syncOperationOf(Call, ResultUsed, Ctx)) {
+  if (const SyncOperation *Op =
+          libtorch::syncOperationOf(Call, ResultUsed, Ctx)) {
     if (!(Enabled & bit(*Op)))
       return {};
     if (Op->Option == "operator<<")
       return {"printing a tensor with 'operator<<'", Op};
-    return {utils::syncSubject(Call) +
+    return {libtorch::syncSubject(Call) +
                 (Op->Option == "to" ? " toward the CPU" : ""),
             Op};
   }
@@ -116,14 +118,14 @@ SyncInLoopCheck::classify(const Expr *E, bool ResultUsed,
     return {};
   StringRef Name = FD->getName();
   const auto *MD = dyn_cast<CXXMethodDecl>(FD);
-  const bool TensorMethod = MD && utils::isTensorRecord(MD->getParent());
+  const bool TensorMethod = MD && libtorch::isTensorRecord(MD->getParent());
   for (const std::string &C : Custom) {
-    bool Match =
-        StringRef(C).contains("::")
-            ? FD->getQualifiedNameAsString() == C
-            : Name == C && (TensorMethod || (!MD && utils::isLibTorchDecl(FD)));
+    bool Match = StringRef(C).contains("::")
+                     ? FD->getQualifiedNameAsString() == C
+                     : Name == C && (TensorMethod ||
+                                     (!MD && libtorch::isLibTorchDecl(FD)));
     if (Match)
-      return {utils::syncSubject(Call), nullptr};
+      return {libtorch::syncSubject(Call), nullptr};
   }
   return {};
 }
@@ -147,7 +149,7 @@ static bool usesModulo(const Stmt *S) {
 /// calls, with their own marker).
 struct SyncInLoopCheck::Walk {
   SyncInLoopCheck &Check;
-  const utils::HotMarker &Marker;
+  const program::HotMarker &Marker;
   ASTContext &Ctx;
   const FunctionDecl *Fn;
   /// Calls whose value is thrown away (`x.to(torch::kCPU);`).
@@ -160,17 +162,17 @@ struct SyncInLoopCheck::Walk {
     const auto *E = dyn_cast_or_null<Expr>(S);
     if (!E)
       return;
-    E = utils::stripImplicit(E);
+    E = ast::stripImplicit(E);
     if (const auto *Cast = dyn_cast<ExplicitCastExpr>(E))
       if (Cast->getType()->isVoidType())
-        E = utils::stripImplicit(Cast->getSubExpr());
+        E = ast::stripImplicit(Cast->getSubExpr());
     Discarded.insert(E);
   }
 
   void markLoopPositions(const Stmt *Loop) {
     if (const auto *F = dyn_cast<ForStmt>(Loop))
       statementPosition(F->getInc());
-    for (const Stmt *Part : utils::iterationParts(Loop))
+    for (const Stmt *Part : ast::iterationParts(Loop))
       statementPosition(Part);
   }
 
@@ -183,11 +185,12 @@ struct SyncInLoopCheck::Walk {
     if (!FD || FD->getOverloadedOperator() != OO_None)
       return nullptr;
     if (const auto *MD = dyn_cast<CXXMethodDecl>(FD))
-      if (utils::isOrDerivesFrom(MD->getParent(), "torch::nn::Module") ||
-          utils::isOrDerivesFrom(MD->getParent(), "torch::nn::ModuleHolder") ||
-          utils::isOrDerivesFrom(MD->getParent(), "torch::optim::Optimizer"))
+      if (libtorch::isOrDerivesFrom(MD->getParent(), "torch::nn::Module") ||
+          libtorch::isOrDerivesFrom(MD->getParent(),
+                                    "torch::nn::ModuleHolder") ||
+          libtorch::isOrDerivesFrom(MD->getParent(), "torch::optim::Optimizer"))
         return nullptr;
-    const CallExpr *Inside = utils::hiddenSync(FD, Ctx);
+    const CallExpr *Inside = program::hiddenSync(FD, Ctx);
     if (!Inside)
       return nullptr;
     auto [Subject, Op] = Check.classify(Inside, true, Ctx);
@@ -199,11 +202,11 @@ struct SyncInLoopCheck::Walk {
   void reportHostBufferCopy(const Expr *E) {
     if (!Check.HostBufferCopies || !Fn)
       return;
-    utils::TensorCopy Copy = utils::copyIntoTensor(E, Ctx);
+    libtorch::TensorCopy Copy = libtorch::copyIntoTensor(E, Ctx);
     if (!Copy)
       return;
-    const utils::DeviceFlow &Flow = utils::DeviceFlow::get(Fn, Ctx);
-    utils::DeviceFact From = Flow.factOf(Copy.Source);
+    const device::DeviceFlow &Flow = device::DeviceFlow::get(Fn, Ctx);
+    device::DeviceFact From = Flow.factOf(Copy.Source);
     if (!Flow.isOnCPU(Copy.Destination) || !From.Device.isDeviceSide())
       return;
     const SourceManager &SM = Ctx.getSourceManager();
@@ -215,7 +218,7 @@ struct SyncInLoopCheck::Walk {
                     "collect the results on the device and copy them to the "
                     "host once after the loop")
         << Copy.Subject << From.Device.describe() << Marker.loopName();
-    utils::noteOrigin(Check, "", Copy.Source, From, SM);
+    device::noteOrigin(Check, "", Copy.Source, From, SM);
     Check.diag(SM.getFileLoc(Marker.location()), Marker.describe(),
                DiagnosticIDs::Note);
   }
@@ -249,12 +252,12 @@ struct SyncInLoopCheck::Walk {
       return;
     if (isa<SwitchStmt>(S))
       return visitInBreakScope(S);
-    if (utils::isLoop(S)) {
+    if (ast::isLoop(S)) {
       markLoopPositions(S);
-      if (!utils::findHotMarker(S))
+      if (!program::findHotMarker(S))
         return visitInBreakScope(S);
       // Hot by itself: only the parts that run once per outer iteration.
-      auto Parts = utils::iterationParts(S);
+      auto Parts = ast::iterationParts(S);
       for (const Stmt *Child : S->children())
         if (!llvm::is_contained(Parts, Child))
           visit(Child);
@@ -282,27 +285,27 @@ struct SyncInLoopCheck::Walk {
       auto Body = CS->body();
       for (auto It = Body.begin(); It != Body.end(); ++It)
         if (const auto *E = dyn_cast<Expr>(*It);
-            E && ((It != Body.begin() && utils::readsClock(*std::prev(It))) ||
+            E && ((It != Body.begin() && program::readsClock(*std::prev(It))) ||
                   (std::next(It) != Body.end() &&
-                   utils::readsClock(*std::next(It)))))
-          NextToClock.insert(utils::stripImplicit(E));
+                   program::readsClock(*std::next(It)))))
+          NextToClock.insert(ast::stripImplicit(E));
     } else if (const auto *SC = dyn_cast<SwitchCase>(S)) {
       statementPosition(SC->getSubStmt());
     } else if (const auto *L = dyn_cast<LabelStmt>(S)) {
       statementPosition(L->getSubStmt());
     } else if (const auto *E = dyn_cast<Expr>(S)) {
       auto [Subject, Op] =
-          Check.classify(E, !Discarded.contains(utils::stripImplicit(E)), Ctx);
+          Check.classify(E, !Discarded.contains(ast::stripImplicit(E)), Ctx);
       bool TimingWait = Op && Op->Wait == SyncWait::AllWork &&
-                        NextToClock.contains(utils::stripImplicit(E));
-      utils::DeviceValue Read = readDevice(E, Op, Fn, Ctx);
-      bool ReadsCPU = Read.isCPU() || utils::inheritsCPU(Read, Ctx);
+                        NextToClock.contains(ast::stripImplicit(E));
+      device::DeviceValue Read = readDevice(E, Op, Fn, Ctx);
+      bool ReadsCPU = Read.isCPU() || device::inheritsCPU(Read, Ctx);
       if (!Subject.empty() && !ReadsCPU && !TimingWait) {
         Check.report(E, Subject, Op, Marker, Ctx.getSourceManager());
-        utils::deferToProgram(E->getExprLoc(), Read, Ctx);
+        device::deferToProgram(E->getExprLoc(), Read, Ctx);
       } else if (const CallExpr *Inside = hiddenSyncOf(E))
-        Check.report(E, utils::syncSubject(cast<CallExpr>(E)), nullptr, Marker,
-                     Ctx.getSourceManager(), Inside);
+        Check.report(E, libtorch::syncSubject(cast<CallExpr>(E)), nullptr,
+                     Marker, Ctx.getSourceManager(), Inside);
       else if (Subject.empty())
         reportHostBufferCopy(E);
     }
@@ -312,7 +315,7 @@ struct SyncInLoopCheck::Walk {
 
 void SyncInLoopCheck::report(const Expr *Call, StringRef Subject,
                              const SyncOperation *Op,
-                             const utils::HotMarker &Marker,
+                             const program::HotMarker &Marker,
                              const SourceManager &SM, const CallExpr *Inside) {
   SourceLocation Loc = SM.getFileLoc(Call->getExprLoc());
   if (!reportOnce(Loc))
@@ -321,7 +324,7 @@ void SyncInLoopCheck::report(const Expr *Call, StringRef Subject,
     diag(Loc, "%0 makes the host wait for the device on every iteration of "
               "%1: it calls %2 inside; call it only under a "
               "logging interval, or keep the value on the device")
-        << Subject << Marker.loopName() << utils::syncSubject(Inside);
+        << Subject << Marker.loopName() << libtorch::syncSubject(Inside);
     diag(SM.getFileLoc(Inside->getExprLoc()), "the host waits here",
          DiagnosticIDs::Note);
     diag(SM.getFileLoc(Marker.location()), Marker.describe(),
@@ -356,15 +359,15 @@ void SyncInLoopCheck::check(const MatchFinder::MatchResult &Result) {
   const auto *Loop = Result.Nodes.getNodeAs<Stmt>("loop");
   ASTContext &Ctx = *Result.Context;
   // A program that never names a GPU waits for none.
-  if (!utils::mayUseGPU(Ctx))
+  if (!program::mayUseGPU(Ctx))
     return;
   const auto *Fn = Result.Nodes.getNodeAs<FunctionDecl>("fn");
-  utils::HotMarker Marker = utils::hotLoop(Loop, Fn, Ctx);
+  program::HotMarker Marker = program::hotLoop(Loop, Fn, Ctx);
   if (!Marker)
     return;
   Walk W{*this, Marker, Ctx, Fn, {}, {}};
   W.markLoopPositions(Loop);
-  for (const Stmt *Part : utils::iterationParts(Loop))
+  for (const Stmt *Part : ast::iterationParts(Loop))
     W.visit(Part);
 }
 

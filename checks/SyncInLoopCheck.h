@@ -3,7 +3,7 @@
 #define TORCH_TIDY_SYNCINLOOPCHECK_H
 
 #include "TorchCheck.h"
-#include "utils/HotLoops.h"
+#include "program/HotLoops.h"
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/Expr.h"
 #include <string>
@@ -12,9 +12,9 @@
 
 namespace clang::tidy::torch {
 
-namespace utils {
+namespace libtorch {
 struct SyncOperation;
-}
+} // namespace libtorch
 
 /// Flags calls that make the host wait for the device (`item()`, `cpu()`,
 /// printing a tensor, data-dependent shapes, `torch::cuda::synchronize()`)
@@ -35,11 +35,12 @@ private:
   /// If \p E is an enabled synchronizing call, the subject of the warning
   /// ("'Tensor::item'") and the built-in operation it is (null for one of
   /// the Custom entries); otherwise an empty subject.
-  std::pair<std::string, const utils::SyncOperation *>
+  std::pair<std::string, const libtorch::SyncOperation *>
   classify(const Expr *E, bool ResultUsed, ASTContext &Ctx) const;
   void report(const Expr *Call, StringRef Subject,
-              const utils::SyncOperation *Op, const utils::HotMarker &Marker,
-              const SourceManager &SM, const CallExpr *Inside = nullptr);
+              const libtorch::SyncOperation *Op,
+              const program::HotMarker &Marker, const SourceManager &SM,
+              const CallExpr *Inside = nullptr);
 
   std::vector<std::string> SyncFunctions;
   /// In a batch worker: the unit whose facts onEndOfTranslationUnit()

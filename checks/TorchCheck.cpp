@@ -1,25 +1,25 @@
 //===- TorchCheck.cpp - what every torch-* check shares -------------------===//
 #include "TorchCheck.h"
-#include "utils/ASTHelpers.h"
-#include "utils/CallerDevices.h"
-#include "utils/CheckOptions.h"
-#include "utils/DeviceFlow.h"
-#include "utils/GpuUse.h"
-#include "utils/HotLoops.h"
+#include "ast/ASTHelpers.h"
+#include "ast/CheckOptions.h"
+#include "device/CallerDevices.h"
+#include "device/DeviceFlow.h"
+#include "program/GpuUse.h"
+#include "program/HotLoops.h"
 
 namespace clang::tidy::torch {
 
 void TorchCheck::onStartOfTranslationUnit() {
   Reported.clear();
-  utils::clearHotLoopCache();
-  utils::clearGpuUseCache();
-  utils::clearCallerDevicesCache();
+  program::clearHotLoopCache();
+  program::clearGpuUseCache();
+  device::clearCallerDevicesCache();
 }
 
 TorchCheck::NoFix TorchCheck::whyNoFix(bool InMacro, const DeclContext *DC) {
   if (InMacro)
     return NoFix::InMacro;
-  return utils::isTemplateCode(DC) ? NoFix::InTemplate : NoFix::Fixable;
+  return ast::isTemplateCode(DC) ? NoFix::InTemplate : NoFix::Fixable;
 }
 
 void TorchCheck::noFixNote(SourceLocation Loc, NoFix Why,
@@ -35,8 +35,8 @@ void TorchCheck::noFixNote(SourceLocation Loc, NoFix Why,
 DeviceFlowCheck::DeviceFlowCheck(llvm::StringRef Name,
                                  ClangTidyContext *Context)
     : TorchCheck(Name, Context),
-      Verbose(utils::getBoolOption(*this, Options, "Verbose",
-                                   utils::verboseByDefault())) {}
+      Verbose(ast::getBoolOption(*this, Options, "Verbose",
+                                 ast::verboseByDefault())) {}
 
 void DeviceFlowCheck::storeOptions(ClangTidyOptions::OptionMap &Opts) {
   Options.store(Opts, "Verbose", Verbose);
@@ -44,11 +44,11 @@ void DeviceFlowCheck::storeOptions(ClangTidyOptions::OptionMap &Opts) {
 
 void DeviceFlowCheck::onStartOfTranslationUnit() {
   TorchCheck::onStartOfTranslationUnit();
-  utils::DeviceFlow::clearCache();
+  device::DeviceFlow::clearCache();
 }
 
 void DeviceFlowCheck::onEndOfTranslationUnit() {
-  utils::DeviceFlow::clearCache();
+  device::DeviceFlow::clearCache();
 }
 
 } // namespace clang::tidy::torch

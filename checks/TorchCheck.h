@@ -30,7 +30,7 @@ public:
     return TK_AsIs;
   }
   /// Checks that override this call it first. Drops the hot-loop caches
-  /// (utils/HotLoops.h) of the previous translation unit.
+  /// (program/HotLoops.h) of the previous translation unit.
   void onStartOfTranslationUnit() override;
 
 protected:
@@ -42,7 +42,7 @@ protected:
   /// Why a warning comes without its fix-it.
   enum class NoFix : unsigned char { Fixable, InMacro, InTemplate };
   /// InMacro if the code comes from a macro expansion, else InTemplate if
-  /// \p DC is template code (utils::isTemplateCode), else Fixable.
+  /// \p DC is template code (ast::isTemplateCode), else Fixable.
   static NoFix whyNoFix(bool InMacro, const DeclContext *DC);
   /// Notes at \p Loc "no automatic fix inside a macro expansion" (or "...a
   /// template"), followed by "; " and \p Advice when one is given.
@@ -52,7 +52,7 @@ private:
   llvm::DenseSet<SourceLocation> Reported;
 };
 
-/// The base of checks built on the device analysis (utils/DeviceFlow.h): its
+/// The base of checks built on the device analysis (device/DeviceFlow.h): its
 /// cache is dropped at both ends of each translation unit, and the Verbose
 /// option (a remark for each function the analysis skipped, and why;
 /// `torch-tidy --verbose` or TORCH_TIDY_VERBOSE=1 sets its default) is read

@@ -1,9 +1,9 @@
 //===- UnregisteredMemberCheck.cpp - torch-unregistered-member ------------===//
 #include "UnregisteredMemberCheck.h"
-#include "utils/ASTHelpers.h"
-#include "utils/DeviceRules.h"
-#include "utils/TorchModules.h"
-#include "utils/TorchTypes.h"
+#include "ast/ASTHelpers.h"
+#include "libtorch/DeviceRules.h"
+#include "libtorch/TorchModules.h"
+#include "libtorch/TorchTypes.h"
 #include "clang/AST/DeclTemplate.h"
 #include "clang/ASTMatchers/ASTMatchFinder.h"
 #include "clang/Lex/Lexer.h"
@@ -14,7 +14,7 @@ using namespace clang::ast_matchers;
 
 namespace clang::tidy::torch {
 
-using utils::MemberKind;
+using libtorch::MemberKind;
 
 void UnregisteredMemberCheck::registerMatchers(MatchFinder *Finder) {
   auto ModuleClass = cxxRecordDecl(isSameOrDerivedFrom("::torch::nn::Module"));
@@ -29,7 +29,7 @@ void UnregisteredMemberCheck::registerMatchers(MatchFinder *Finder) {
       hasArgument(0, ignoringParenImpCasts(memberExpr(
                          member(fieldDecl(hasDeclContext(ModuleClass)))))));
   Finder->addMatcher(functionDecl(isDefinition(),
-                                  unless(utils::lambdaInFunction()),
+                                  unless(ast::lambdaInFunction()),
                                   hasBody(hasDescendant(MemberAssign)))
                          .bind("fn"),
                      this);
@@ -44,13 +44,13 @@ void UnregisteredMemberCheck::check(const MatchFinder::MatchResult &Result) {
 
 /// `nullptr`, `{nullptr}`, `()` or an empty tensor: nothing to register.
 static bool isNullValue(const Expr *E) {
-  E = utils::stripCopiesAndConversions(E);
+  E = ast::stripCopiesAndConversions(E);
   if (!E || isa<CXXNullPtrLiteralExpr>(E))
     return true;
   if (const auto *CE = dyn_cast<CXXConstructExpr>(E))
     return CE->getNumArgs() == 0 ||
            (CE->getNumArgs() == 1 &&
-            isa<CXXNullPtrLiteralExpr>(utils::stripImplicit(CE->getArg(0))));
+            isa<CXXNullPtrLiteralExpr>(ast::stripImplicit(CE->getArg(0))));
   return false;
 }
 
@@ -65,10 +65,9 @@ static bool requiresGrad(const Stmt *S) {
       StringRef N = F->getName();
       if (N == "requires_grad" || N == "requires_grad_" ||
           N == "set_requires_grad") {
-        const Expr *Arg =
-            Call->getNumArgs() > 0
-                ? utils::stripCopiesAndConversions(Call->getArg(0))
-                : nullptr;
+        const Expr *Arg = Call->getNumArgs() > 0
+                              ? ast::stripCopiesAndConversions(Call->getArg(0))
+                              : nullptr;
         const auto *Lit = dyn_cast_or_null<CXXBoolLiteralExpr>(Arg);
         if (!Lit || Lit->getValue())
           return true;
@@ -104,8 +103,8 @@ static void collectAssignments(
     llvm::DenseMap<const FieldDecl *, SmallVector<Assignment, 2>> &Out) {
   if (!S)
     return;
-  if (auto [LHS, RHS] = utils::asAssignment(S); LHS)
-    if (const FieldDecl *FD = utils::thisField(LHS);
+  if (auto [LHS, RHS] = ast::asAssignment(S); LHS)
+    if (const FieldDecl *FD = ast::thisField(LHS);
         FD && Out.count(FD) && !isNullValue(RHS))
       Out[FD].push_back({Place, RHS, nullptr, Fn, S->getBeginLoc()});
   for (const Stmt *Child : S->children())
@@ -122,7 +121,7 @@ static void addRegistrationFix(DiagnosticBuilder &D, const FieldDecl *FD,
   if (!A.Init) {
     SourceRange R = A.Value->getSourceRange();
     if (R.getBegin().isMacroID() || R.getEnd().isMacroID() ||
-        isa<InitListExpr>(utils::stripImplicit(A.Value)))
+        isa<InitListExpr>(ast::stripImplicit(A.Value)))
       return;
     D << FixItHint::CreateInsertion(R.getBegin(), Prefix)
       << FixItHint::CreateInsertion(
@@ -133,19 +132,19 @@ static void addRegistrationFix(DiagnosticBuilder &D, const FieldDecl *FD,
   if (L.isInvalid() || R.isInvalid() || L.isMacroID() || R.isMacroID())
     return;
   // `fc(4, 2)` constructs the member from arguments: name its type.
-  const Expr *E = utils::stripImplicit(A.Value);
+  const Expr *E = ast::stripImplicit(A.Value);
   const auto *CE = dyn_cast<CXXConstructExpr>(E);
-  bool FromArgs =
-      CE && !isa<CXXTemporaryObjectExpr>(CE) &&
-      (CE->getNumArgs() != 1 ||
-       utils::moduleMemberKind(CE->getArg(0)->getType()) == MemberKind::None ||
-       (Kind == MemberKind::Tensor) !=
-           (utils::moduleMemberKind(CE->getArg(0)->getType()) ==
-            MemberKind::Tensor));
+  bool FromArgs = CE && !isa<CXXTemporaryObjectExpr>(CE) &&
+                  (CE->getNumArgs() != 1 ||
+                   libtorch::moduleMemberKind(CE->getArg(0)->getType()) ==
+                       MemberKind::None ||
+                   (Kind == MemberKind::Tensor) !=
+                       (libtorch::moduleMemberKind(CE->getArg(0)->getType()) ==
+                        MemberKind::Tensor));
   if (FromArgs) {
     std::string Type =
-        utils::sourceText(
-            FD->getTypeSourceInfo()->getTypeLoc().getSourceRange(), SM, LO)
+        ast::sourceText(FD->getTypeSourceInfo()->getTypeLoc().getSourceRange(),
+                        SM, LO)
             .str();
     bool Brace = *SM.getCharacterData(L) == '{';
     if (Type.empty())
@@ -168,13 +167,14 @@ enum class SubmoduleLoss : unsigned char {
 };
 
 static SubmoduleLoss submoduleLoss(const CXXRecordDecl *RD) {
-  if (!RD || !RD->getIdentifier() || !utils::isLibTorchDecl(RD))
+  if (!RD || !RD->getIdentifier() || !libtorch::isLibTorchDecl(RD))
     return SubmoduleLoss::Parameters; // a user module, or not known
   StringRef N = RD->getName();
   N.consume_back("Impl");
   bool Mode = N.contains("Dropout") || N.starts_with("BatchNorm") ||
               N.starts_with("InstanceNorm");
-  bool Params = utils::moduleHasParameters(RD) || N.starts_with("InstanceNorm");
+  bool Params =
+      libtorch::moduleHasParameters(RD) || N.starts_with("InstanceNorm");
   if (Mode)
     return Params ? SubmoduleLoss::TrainModeAndParameters
                   : SubmoduleLoss::TrainMode;
@@ -185,15 +185,15 @@ void UnregisteredMemberCheck::checkClass(
     const CXXRecordDecl *RD, const MatchFinder::MatchResult &Result) {
   const SourceManager &SM = *Result.SourceManager;
   const LangOptions &LO = Result.Context->getLangOpts();
-  if (utils::isTemplateCode(RD) || SM.isInSystemHeader(RD->getLocation()))
+  if (ast::isTemplateCode(RD) || SM.isInSystemHeader(RD->getLocation()))
     return;
-  const utils::ModuleRegistrations &Regs = Modules->registrations(RD, SM);
+  const libtorch::ModuleRegistrations &Regs = Modules->registrations(RD, SM);
   if (!Regs.Complete)
     return;
 
   llvm::DenseMap<const FieldDecl *, SmallVector<Assignment, 2>> Assigned;
   for (const FieldDecl *FD : RD->fields())
-    if (utils::moduleMemberKind(FD->getType()) != MemberKind::None &&
+    if (libtorch::moduleMemberKind(FD->getType()) != MemberKind::None &&
         !Regs.find(FD))
       Assigned[FD];
   if (Assigned.empty())
@@ -240,12 +240,12 @@ void UnregisteredMemberCheck::checkClass(
                   return A.Place < B.Place;
                 return A.Loc < B.Loc;
               });
-    MemberKind Kind = utils::moduleMemberKind(FD->getType());
+    MemberKind Kind = libtorch::moduleMemberKind(FD->getType());
     const Assignment &First = List.front();
     bool Tensor = Kind == MemberKind::Tensor;
     SubmoduleLoss Loss =
         Tensor ? SubmoduleLoss::Parameters
-               : submoduleLoss(utils::moduleClassOf(FD->getType()));
+               : submoduleLoss(libtorch::moduleClassOf(FD->getType()));
     if (Loss == SubmoduleLoss::Nothing)
       continue; // pooling, activations, Flatten: nothing to register
     StringRef Message;
@@ -291,7 +291,7 @@ void UnregisteredMemberCheck::checkReassignments(
     const FunctionDecl *Fn, const MatchFinder::MatchResult &Result) {
   const SourceManager &SM = *Result.SourceManager;
   const LangOptions &LO = Result.Context->getLangOpts();
-  if (utils::isTemplateCode(Fn))
+  if (ast::isTemplateCode(Fn))
     return;
   const auto *Method = dyn_cast<CXXMethodDecl>(Fn);
 
@@ -302,13 +302,13 @@ void UnregisteredMemberCheck::checkReassignments(
     if (!S)
       return;
     if (const auto *E = dyn_cast<Expr>(S)) {
-      if (auto [LHS, RHS] = utils::asAssignment(E); LHS)
-        if (const auto *ME = dyn_cast<MemberExpr>(utils::stripImplicit(LHS)))
+      if (auto [LHS, RHS] = ast::asAssignment(E); LHS)
+        if (const auto *ME = dyn_cast<MemberExpr>(ast::stripImplicit(LHS)))
           Assigns.push_back({E, ME});
-      if (const CXXMemberCallExpr *Call = utils::asRegisterCall(E);
+      if (const CXXMemberCallExpr *Call = libtorch::asRegisterCall(E);
           Call && Call->getNumArgs() >= 2)
         if (const auto *ME = dyn_cast<MemberExpr>(
-                utils::stripCopiesAndConversions(Call->getArg(1))))
+                ast::stripCopiesAndConversions(Call->getArg(1))))
           if (const auto *FD = dyn_cast<FieldDecl>(ME->getMemberDecl()))
             RegisteredHere.insert(FD);
     }
@@ -320,13 +320,13 @@ void UnregisteredMemberCheck::checkReassignments(
   for (const auto &[E, ME] : Assigns) {
     const auto *FD = dyn_cast<FieldDecl>(ME->getMemberDecl());
     MemberKind Kind =
-        FD ? utils::moduleMemberKind(FD->getType()) : MemberKind::None;
+        FD ? libtorch::moduleMemberKind(FD->getType()) : MemberKind::None;
     const auto *RD = FD ? dyn_cast<CXXRecordDecl>(FD->getParent()) : nullptr;
-    if (Kind == MemberKind::None || !utils::isModuleClass(RD) ||
+    if (Kind == MemberKind::None || !libtorch::isModuleClass(RD) ||
         RegisteredHere.count(FD))
       continue;
-    const Expr *RHS = utils::asAssignment(E).second;
-    if (utils::asRegisterCall(RHS) || isNullValue(RHS))
+    const Expr *RHS = ast::asAssignment(E).second;
+    if (libtorch::asRegisterCall(RHS) || isNullValue(RHS))
       continue;
     // The class's constructors and reset() initialise; forward() computes.
     if (Method && Method->getParent() == RD &&
@@ -338,14 +338,14 @@ void UnregisteredMemberCheck::checkReassignments(
         Method->getName() == "forward" &&
         (Method->getParent() == RD || Method->getParent()->isDerivedFrom(RD)))
       continue;
-    const utils::Registration *Reg = Modules->registrations(RD, SM).find(FD);
+    const libtorch::Registration *Reg = Modules->registrations(RD, SM).find(FD);
     if (!Reg)
       continue;
     // A check that reports stale optimizers (torch-stale-optimizer) reports
     // this statement when it applies.
     if (Modules->isReportedStaleReplacement(Fn, E, SM))
       continue;
-    StringRef Target = utils::sourceText(ME, SM, LO);
+    StringRef Target = ast::sourceText(ME, SM, LO);
     if (Kind == MemberKind::Tensor) {
       diag(E->getBeginLoc(),
            Reg->Method == "register_buffer"
@@ -371,12 +371,12 @@ void UnregisteredMemberCheck::checkReassignments(
                   "does not move it")
              << Target;
     // `net->fc = net->replace_module("fc", ...)` registers the new module.
-    MemberKind ValueKind = utils::moduleMemberKind(RHS->getType());
-    const Expr *Base = utils::stripImplicit(ME->getBase());
+    MemberKind ValueKind = libtorch::moduleMemberKind(RHS->getType());
+    const Expr *Base = ast::stripImplicit(ME->getBase());
     if (Reg->Name.empty() || Reg->Method != "register_module" ||
         (ValueKind != MemberKind::Holder &&
          ValueKind != MemberKind::SharedPtr) ||
-        (!isa<CXXThisExpr>(Base) && !utils::moduleRoot(Base)) ||
+        (!isa<CXXThisExpr>(Base) && !libtorch::moduleRoot(Base)) ||
         E->getBeginLoc().isMacroID() || RHS->getEndLoc().isMacroID())
       continue;
     std::string Prefix =

@@ -3,7 +3,7 @@
 #define TORCH_TIDY_UNREGISTEREDMEMBERCHECK_H
 
 #include "TorchCheck.h"
-#include "utils/ModuleAnalysisCache.h"
+#include "program/ModuleAnalysisCache.h"
 #include <memory>
 
 namespace clang::tidy::torch {
@@ -18,7 +18,7 @@ class UnregisteredMemberCheck : public TorchCheck {
 public:
   UnregisteredMemberCheck(StringRef Name, ClangTidyContext *Context)
       : TorchCheck(Name, Context),
-        Modules(utils::ModuleAnalysisCache::forContext(Context)) {}
+        Modules(program::ModuleAnalysisCache::forContext(Context)) {}
   void registerMatchers(ast_matchers::MatchFinder *Finder) override;
   void check(const ast_matchers::MatchFinder::MatchResult &Result) override;
   void onStartOfTranslationUnit() override {
@@ -32,7 +32,7 @@ private:
   void checkReassignments(const FunctionDecl *Fn,
                           const ast_matchers::MatchFinder::MatchResult &Result);
 
-  std::shared_ptr<utils::ModuleAnalysisCache> Modules;
+  std::shared_ptr<program::ModuleAnalysisCache> Modules;
 };
 
 } // namespace clang::tidy::torch

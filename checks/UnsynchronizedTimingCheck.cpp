@@ -1,12 +1,12 @@
 //===- UnsynchronizedTimingCheck.cpp - torch-unsynchronized-timing -------===//
 #include "UnsynchronizedTimingCheck.h"
-#include "utils/ASTHelpers.h"
-#include "utils/DeviceDiagnostics.h"
-#include "utils/DeviceFlow.h"
-#include "utils/DeviceRules.h"
-#include "utils/HostEvents.h"
-#include "utils/HostSync.h"
-#include "utils/TorchTypes.h"
+#include "ast/ASTHelpers.h"
+#include "device/DeviceDiagnostics.h"
+#include "device/DeviceFlow.h"
+#include "libtorch/DeviceRules.h"
+#include "libtorch/HostSync.h"
+#include "libtorch/TorchTypes.h"
+#include "program/HostEvents.h"
 #include "clang/AST/ASTContext.h"
 #include "clang/ASTMatchers/ASTMatchFinder.h"
 #include "llvm/ADT/DenseSet.h"
@@ -15,15 +15,15 @@ using namespace clang::ast_matchers;
 
 namespace clang::tidy::torch {
 
-using utils::DeviceFlow;
-using utils::HostEvent;
+using device::DeviceFlow;
+using program::HostEvent;
 
 void UnsynchronizedTimingCheck::registerMatchers(MatchFinder *Finder) {
   auto ClockRead =
-      callExpr(callee(functionDecl(hasAnyName(utils::clockFunctions()))));
+      callExpr(callee(functionDecl(hasAnyName(program::clockFunctions()))));
   Finder->addMatcher(functionDecl(isDefinition(),
                                   unless(isExpansionInSystemHeader()),
-                                  unless(utils::lambdaInFunction()),
+                                  unless(ast::lambdaInFunction()),
                                   hasBody(hasDescendant(ClockRead)))
                          .bind("fn"),
                      this);
@@ -36,11 +36,11 @@ static const ValueDecl *timeVariable(const CallExpr *Call,
   StringRef Name = Call->getDirectCallee()->getName();
   unsigned Out = Name == "gettimeofday" ? 0 : Name == "clock_gettime" ? 1 : ~0u;
   if (Out < Call->getNumArgs()) {
-    const Expr *A = utils::stripImplicit(Call->getArg(Out));
+    const Expr *A = ast::stripImplicit(Call->getArg(Out));
     if (const auto *UO = dyn_cast<UnaryOperator>(A))
       if (UO->getOpcode() == UO_AddrOf)
-        return utils::rootVariable(UO->getSubExpr());
-    return utils::rootVariable(A);
+        return ast::rootVariable(UO->getSubExpr());
+    return ast::rootVariable(A);
   }
   return Where.StoredIn;
 }
@@ -62,15 +62,15 @@ static bool declaresCudaSynchronize(ASTContext &Ctx) {
 
 void UnsynchronizedTimingCheck::check(const MatchFinder::MatchResult &Result) {
   const auto *Fn = Result.Nodes.getNodeAs<FunctionDecl>("fn");
-  if (utils::isTemplateCode(Fn)) // DeviceFlow skips it
+  if (ast::isTemplateCode(Fn)) // DeviceFlow skips it
     return;
   ASTContext &Ctx = *Result.Context;
-  std::vector<HostEvent> Events = utils::hostEvents(Fn->getBody());
+  std::vector<HostEvent> Events = program::hostEvents(Fn->getBody());
   if (llvm::count_if(Events, [](const HostEvent &E) {
-        return E.Call && utils::isClockRead(E.Call);
+        return E.Call && program::isClockRead(E.Call);
       }) < 2)
     return;
-  const DeviceFlow *Flow = utils::analyzedFlow(*this, Fn, Ctx, Verbose);
+  const DeviceFlow *Flow = device::analyzedFlow(*this, Fn, Ctx, Verbose);
   if (!Flow)
     return;
   // Pairs (later, earlier) of clock values subtracted from each other.
@@ -85,16 +85,16 @@ void UnsynchronizedTimingCheck::check(const MatchFinder::MatchResult &Result) {
   for (const HostEvent &E : Events) {
     if (!E.Call)
       continue;
-    if (!utils::isClockRead(E.Call)) {
-      switch (utils::classifyHostCall(E.Call, *Flow, Ctx)) {
-      case utils::HostCallKind::DeviceWork:
+    if (!program::isClockRead(E.Call)) {
+      switch (program::classifyHostCall(E.Call, *Flow, Ctx)) {
+      case program::HostCallKind::DeviceWork:
         Pending = E.Call;
         WorkSinceStart = true;
         break;
-      case utils::HostCallKind::MayWait:
+      case program::HostCallKind::MayWait:
         Pending = nullptr;
         break;
-      case utils::HostCallKind::Other:
+      case program::HostCallKind::Other:
         break;
       }
       continue;
@@ -140,7 +140,7 @@ void UnsynchronizedTimingCheck::report(const HostEvent &End,
        DiagnosticIDs::Note);
   diag(SM.getFileLoc(Work->getExprLoc()),
        "work queued here on %0 may still be running", DiagnosticIDs::Note)
-      << utils::workDevice(Work, Flow).name();
+      << program::workDevice(Work, Flow).name();
 }
 
 } // namespace clang::tidy::torch

@@ -7,10 +7,12 @@
 
 namespace clang::tidy::torch {
 
-namespace utils {
+namespace device {
 class DeviceFlow;
+} // namespace device
+namespace program {
 struct HostEvent;
-} // namespace utils
+} // namespace program
 
 /// Flags a host clock read (std::chrono::*::now(), clock(), gettimeofday,
 /// clock_gettime, omp_get_wtime, MPI_Wtime) that ends a timed interval
@@ -26,8 +28,8 @@ public:
   void check(const ast_matchers::MatchFinder::MatchResult &Result) override;
 
 private:
-  void report(const utils::HostEvent &End, const utils::HostEvent &Start,
-              const CallExpr *Work, const utils::DeviceFlow &Flow,
+  void report(const program::HostEvent &End, const program::HostEvent &Start,
+              const CallExpr *Work, const device::DeviceFlow &Flow,
               ASTContext &Ctx);
 };
 

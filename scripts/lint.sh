@@ -5,8 +5,8 @@
 # compile_commands.json): run scripts/build.sh first.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-SOURCES=(checks/*.cpp checks/utils/*.cpp tool/*.cpp probe/*.cpp)
-HEADERS=(checks/*.h checks/utils/*.h tool/*.h)
+SOURCES=(checks/*.cpp checks/*/*.cpp tool/*.cpp tool/*/*.cpp probe/*.cpp)
+HEADERS=(checks/*.h checks/*/*.h tool/*.h tool/*/*.h)
 clang-format-22 --dry-run -Werror "${SOURCES[@]}" "${HEADERS[@]}"
 echo "lint: clang-format clean"
 # Left out: bugprone-easily-swappable-parameters and

@@ -1,6 +1,6 @@
 //===- CommandLine.cpp ----------------------------------------------------===//
-#include "CommandLine.h"
-#include "ResultCache.h"
+#include "tool/CommandLine.h"
+#include "tool/cache/ResultCache.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringExtras.h"
 

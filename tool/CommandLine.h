@@ -16,7 +16,7 @@ namespace torch_tidy {
 /// Internal flag the batch driver passes to its workers: the parent already
 /// validated the input, so the worker goes straight to clang-tidy.
 inline constexpr llvm::StringLiteral WorkerFlag = "--torch-tidy-worker";
-/// Where a batch worker writes its unit's facts (utils::ProgramFacts).
+/// Where a batch worker writes its unit's facts (device::ProgramFacts).
 inline constexpr llvm::StringLiteral UnitFactsFlag = "torch-tidy-unit-facts";
 /// Internal flag: `torch-tidy --torch-tidy-build-preamble -- CLANG ARGS...`
 /// builds one shared preamble (SharedPreamble.h) for the batch driver.

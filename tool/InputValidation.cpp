@@ -1,5 +1,5 @@
 //===- InputValidation.cpp ------------------------------------------------===//
-#include "InputValidation.h"
+#include "tool/InputValidation.h"
 #include "clang-tidy/ClangTidy.h"
 #include "clang-tidy/ClangTidyOptions.h"
 #include "clang-tidy/GlobList.h"

@@ -5,7 +5,7 @@
 #ifndef TORCH_TIDY_TOOL_INPUTVALIDATION_H
 #define TORCH_TIDY_TOOL_INPUTVALIDATION_H
 
-#include "CommandLine.h"
+#include "tool/CommandLine.h"
 #include "clang/Tooling/CompilationDatabase.h"
 #include <memory>
 #include <optional>

@@ -3,14 +3,14 @@
 // line is parsed once (CommandLine.h). Batch mode goes to BatchDriver; a
 // single-file run is validated, then handed to clangTidyMain with the clang
 // resource directory supplied and torch-* alone enabled unless configured.
-#include "BatchDriver.h"
-#include "CachedRun.h"
-#include "CommandLine.h"
-#include "InputValidation.h"
-#include "SharedPreamble.h"
-#include "UnitKey.h"
 #include "Version.h"
 #include "clang-tidy/tool/ClangTidyMain.h"
+#include "tool/CommandLine.h"
+#include "tool/InputValidation.h"
+#include "tool/batch/BatchDriver.h"
+#include "tool/batch/SharedPreamble.h"
+#include "tool/cache/CachedRun.h"
+#include "tool/cache/UnitKey.h"
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Config/llvm-config.h"
 #include "llvm/Support/FileSystem.h"

@@ -1,0 +1,214 @@
+//===- ASTHelpers.cpp - expressions, loops and source text ----------------===//
+#include "ast/ASTHelpers.h"
+#include "clang/AST/Decl.h"
+#include "clang/AST/DeclTemplate.h"
+#include "clang/AST/RecursiveASTVisitor.h"
+#include "clang/AST/StmtCXX.h"
+#include "clang/Lex/Lexer.h"
+
+namespace clang::tidy::torch::ast {
+
+const Expr *stripImplicit(const Expr *E) {
+  while (E) {
+    const Expr *Next = E->IgnoreImplicit()->IgnoreParens();
+    if (Next == E)
+      return E;
+    E = Next;
+  }
+  return E;
+}
+
+const Expr *stripCopiesAndConversions(const Expr *E) {
+  while (E) {
+    E = stripImplicit(E);
+    const auto *CE = dyn_cast<CXXConstructExpr>(E);
+    if (!CE || isa<CXXTemporaryObjectExpr>(CE) || CE->getNumArgs() == 0 ||
+        CE->isListInitialization() ||
+        !llvm::all_of(llvm::drop_begin(CE->arguments()),
+                      [](const Expr *A) { return isa<CXXDefaultArgExpr>(A); }))
+      return E;
+    const CXXConstructorDecl *Ctor = CE->getConstructor();
+    if (!Ctor->isCopyOrMoveConstructor() && Ctor->isExplicit())
+      return E;
+    E = CE->getArg(0);
+  }
+  return E;
+}
+
+const Expr *stripCopiesAndMoves(const Expr *E) {
+  while (E) {
+    E = stripImplicit(E);
+    if (const auto *CE = dyn_cast<CXXConstructExpr>(E)) {
+      if (CE->getNumArgs() != 1 || isa<CXXTemporaryObjectExpr>(CE) ||
+          !CE->getConstructor()->isCopyOrMoveConstructor())
+        return E;
+      E = CE->getArg(0);
+    } else if (const auto *FC = dyn_cast<CXXFunctionalCastExpr>(E)) {
+      E = FC->getSubExpr();
+    } else if (const auto *C = dyn_cast<CallExpr>(E);
+               C && C->getNumArgs() == 1 &&
+               (isStdCall(C, "move") || isStdCall(C, "forward"))) {
+      E = C->getArg(0);
+    } else {
+      return E;
+    }
+  }
+  return E;
+}
+
+const Expr *receiverOf(const CXXMemberCallExpr *Call) {
+  return stripImplicit(Call->getImplicitObjectArgument());
+}
+
+bool isStdCall(const CallExpr *Call, StringRef Name) {
+  const auto *FD = Call->getDirectCallee();
+  return FD && FD->getIdentifier() && FD->getName() == Name &&
+         FD->isInStdNamespace();
+}
+
+bool namesDecl(const Expr *E, const ValueDecl *D) {
+  const auto *DRE = dyn_cast_or_null<DeclRefExpr>(stripImplicit(E));
+  return DRE && DRE->getDecl() == D;
+}
+
+std::pair<const Expr *, const Expr *> asAssignment(const Stmt *S) {
+  if (const auto *Op = dyn_cast_or_null<CXXOperatorCallExpr>(S))
+    if (Op->getOperator() == OO_Equal && Op->getNumArgs() == 2)
+      return {Op->getArg(0), Op->getArg(1)};
+  if (const auto *BO = dyn_cast_or_null<BinaryOperator>(S))
+    if (BO->getOpcode() == BO_Assign)
+      return {BO->getLHS(), BO->getRHS()};
+  return {nullptr, nullptr};
+}
+
+const VarDecl *rootVariable(const Expr *E) {
+  for (int Depth = 0; E && Depth < 16; ++Depth) {
+    E = stripImplicit(E);
+    if (const auto *DRE = dyn_cast<DeclRefExpr>(E))
+      return dyn_cast<VarDecl>(DRE->getDecl());
+    if (const auto *MC = dyn_cast<CXXMemberCallExpr>(E))
+      E = MC->getImplicitObjectArgument();
+    else if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(E))
+      E = Op->getNumArgs() ? Op->getArg(0) : nullptr;
+    else if (const auto *AS = dyn_cast<ArraySubscriptExpr>(E))
+      E = AS->getBase();
+    else if (const auto *ME = dyn_cast<MemberExpr>(E))
+      E = ME->getBase();
+    else
+      return nullptr;
+  }
+  return nullptr;
+}
+
+const FieldDecl *thisField(const Expr *E) {
+  const auto *ME = dyn_cast_or_null<MemberExpr>(stripImplicit(E));
+  if (!ME || !isa<CXXThisExpr>(stripImplicit(ME->getBase())))
+    return nullptr;
+  return dyn_cast<FieldDecl>(ME->getMemberDecl());
+}
+
+bool isTemplateCode(const DeclContext *DC) {
+  if (!DC)
+    return false;
+  if (DC->isDependentContext())
+    return true;
+  for (; DC; DC = DC->getParent()) {
+    if (const auto *F = dyn_cast<FunctionDecl>(DC))
+      if (F->isTemplateInstantiation())
+        return true;
+    if (isa<ClassTemplateSpecializationDecl>(DC))
+      return true;
+  }
+  return false;
+}
+
+bool isLoop(const Stmt *S) {
+  return isa_and_nonnull<ForStmt, CXXForRangeStmt, WhileStmt, DoStmt>(S);
+}
+
+const Stmt *loopBody(const Stmt *Loop) {
+  if (const auto *F = dyn_cast_or_null<ForStmt>(Loop))
+    return F->getBody();
+  if (const auto *R = dyn_cast_or_null<CXXForRangeStmt>(Loop))
+    return R->getBody();
+  if (const auto *W = dyn_cast_or_null<WhileStmt>(Loop))
+    return W->getBody();
+  if (const auto *D = dyn_cast_or_null<DoStmt>(Loop))
+    return D->getBody();
+  return nullptr;
+}
+
+llvm::SmallVector<const Stmt *, 4> iterationParts(const Stmt *Loop) {
+  llvm::SmallVector<const Stmt *, 4> Parts;
+  if (const auto *F = dyn_cast<ForStmt>(Loop))
+    Parts = {F->getConditionVariableDeclStmt(), F->getCond(), F->getInc(),
+             F->getBody()};
+  else if (const auto *R = dyn_cast<CXXForRangeStmt>(Loop))
+    Parts = {R->getCond(), R->getInc(), R->getLoopVarStmt(), R->getBody()};
+  else if (const auto *W = dyn_cast<WhileStmt>(Loop))
+    Parts = {W->getConditionVariableDeclStmt(), W->getCond(), W->getBody()};
+  else if (const auto *D = dyn_cast<DoStmt>(Loop))
+    Parts = {D->getBody(), D->getCond()};
+  llvm::erase(Parts, nullptr);
+  return Parts;
+}
+
+StringRef sourceText(SourceRange Range, const SourceManager &SM,
+                     const LangOptions &LO) {
+  return Lexer::getSourceText(CharSourceRange::getTokenRange(Range), SM, LO);
+}
+
+bool isBeforeExpanded(const SourceManager &SM, SourceLocation A,
+                      SourceLocation B) {
+  return SM.isBeforeInTranslationUnit(SM.getExpansionLoc(A),
+                                      SM.getExpansionLoc(B));
+}
+
+bool isArithmeticCompoundAssignment(OverloadedOperatorKind K) {
+  switch (K) {
+  case OO_PlusEqual:
+  case OO_MinusEqual:
+  case OO_StarEqual:
+  case OO_SlashEqual:
+  case OO_PercentEqual:
+  case OO_AmpEqual:
+  case OO_PipeEqual:
+  case OO_CaretEqual:
+    return true;
+  default:
+    return false;
+  }
+}
+
+namespace {
+class UserFunctions : public RecursiveASTVisitor<UserFunctions> {
+public:
+  explicit UserFunctions(const SourceManager &SM) : SM(SM) {}
+  bool shouldVisitTemplateInstantiations() const { return true; }
+  bool TraverseDecl(Decl *D) {
+    if (D && !isa<TranslationUnitDecl>(D) &&
+        SM.isInSystemHeader(D->getLocation()))
+      return true;
+    return RecursiveASTVisitor::TraverseDecl(D);
+  }
+  bool VisitFunctionDecl(FunctionDecl *FD) {
+    const auto *MD = dyn_cast<CXXMethodDecl>(FD);
+    if (FD->doesThisDeclarationHaveABody() && !FD->isDependentContext() &&
+        !(MD && MD->getParent()->isLambda()))
+      Found.push_back(FD);
+    return true;
+  }
+  std::vector<const FunctionDecl *> Found;
+
+private:
+  const SourceManager &SM;
+};
+} // namespace
+
+std::vector<const FunctionDecl *> userFunctionDefinitions(ASTContext &Ctx) {
+  UserFunctions Fns(Ctx.getSourceManager());
+  Fns.TraverseDecl(Ctx.getTranslationUnitDecl());
+  return std::move(Fns.Found);
+}
+
+} // namespace clang::tidy::torch::ast

@@ -1,0 +1,440 @@
+//===- CallerDevices.cpp - devices that come from the rest of the program -===//
+#include "device/CallerDevices.h"
+#include "ast/ASTHelpers.h"
+#include "device/DeviceFlow.h"
+#include "device/ProgramFacts.h"
+#include "libtorch/TorchTypes.h"
+#include "llvm/ADT/DenseSet.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/raw_ostream.h"
+#include <cstdlib>
+#include <set>
+
+namespace clang::tidy::torch::device {
+
+bool isUserFunction(const FunctionDecl *FD) {
+  if (!FD || libtorch::isLibTorchDecl(FD) ||
+      libtorch::outermostNamespace(FD) == "std")
+    return false;
+  const auto *MD = dyn_cast<CXXMethodDecl>(FD);
+  return !(MD && MD->getParent()->isLambda());
+}
+
+namespace {
+struct CallSite {
+  const CallExpr *Call;
+  const FunctionDecl *Caller;
+};
+
+/// What the translation unit was found to hold, built on first use.
+struct UnitIndex {
+  ASTContext *Ctx = nullptr;
+  /// Canonical callee -> its calls (operator calls excluded).
+  llvm::DenseMap<const FunctionDecl *, llvm::SmallVector<CallSite, 2>> Calls;
+  llvm::DenseMap<const Decl *, bool> Answers;
+  std::set<std::string> Deferred; ///< ProgramFacts lines
+};
+thread_local UnitIndex Index;
+
+void collectCalls(const Stmt *S, const FunctionDecl *Caller) {
+  if (!S)
+    return;
+  if (const auto *Call = dyn_cast<CallExpr>(S))
+    if (!isa<CXXOperatorCallExpr>(Call))
+      if (const FunctionDecl *FD = Call->getDirectCallee())
+        if (isUserFunction(FD))
+          Index.Calls[FD->getCanonicalDecl()].push_back({Call, Caller});
+  if (const auto *Lambda = dyn_cast<LambdaExpr>(S))
+    return collectCalls(Lambda->getBody(), Caller);
+  for (const Stmt *Child : S->children())
+    collectCalls(Child, Caller);
+}
+
+void ensureIndex(ASTContext &Ctx) {
+  if (Index.Ctx == &Ctx)
+    return;
+  Index = UnitIndex();
+  Index.Ctx = &Ctx;
+  for (const FunctionDecl *Fn : ast::userFunctionDefinitions(Ctx))
+    collectCalls(Fn->getBody(), Fn);
+}
+
+/// `v[i]`, `v.at(i)`, `v.back()`, `v.front()`: an element of \p V.
+bool isElementOf(const Expr *E, const VarDecl *V) {
+  E = ast::stripImplicit(E);
+  if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(E))
+    return Op->getOperator() == OO_Subscript &&
+           ast::namesDecl(Op->getArg(0), V);
+  if (const auto *MC = dyn_cast<CXXMemberCallExpr>(E)) {
+    const CXXMethodDecl *MD = MC->getMethodDecl();
+    return MD && MD->getIdentifier() &&
+           (MD->getName() == "at" || MD->getName() == "back" ||
+            MD->getName() == "front") &&
+           ast::namesDecl(MC->getImplicitObjectArgument(), V);
+  }
+  return false;
+}
+
+/// A value put into a sequence: the expression and the function it is in.
+struct Written {
+  const Expr *Value;
+  const FunctionDecl *In;
+};
+
+/// The element writes of the sequence \p V (a local, or a parameter taken by
+/// reference) in \p S, a part of \p Fn; a call that takes \p V by non-const
+/// reference writes what its body writes into that parameter. False when
+/// \p V is changed in a way that is not followed.
+bool elementWrites(const Stmt *S, const VarDecl *V, const FunctionDecl *Fn,
+                   llvm::SmallVectorImpl<Written> &Out, unsigned Depth = 0) {
+  if (!S)
+    return true;
+  if (const auto *MC = dyn_cast<CXXMemberCallExpr>(S)) {
+    const CXXMethodDecl *MD = MC->getMethodDecl();
+    if (MD && ast::namesDecl(MC->getImplicitObjectArgument(), V) &&
+        !MD->isConst()) {
+      StringRef Name = MD->getIdentifier() ? MD->getName() : "";
+      if ((Name == "push_back" || Name == "emplace_back") &&
+          MC->getNumArgs() == 1)
+        Out.push_back({MC->getArg(0), Fn});
+      else if (Name != "reserve" && Name != "clear" && Name != "pop_back" &&
+               Name != "at" && Name != "back" && Name != "front" &&
+               Name != "begin" && Name != "end" && Name != "size")
+        return false;
+    }
+  } else if (auto [LHS, RHS] = ast::asAssignment(S); LHS) {
+    if (isElementOf(LHS, V))
+      Out.push_back({RHS, Fn});
+    else if (ast::namesDecl(LHS, V))
+      return false;
+  } else if (const auto *Call = dyn_cast<CallExpr>(S);
+             Call && !isa<CXXOperatorCallExpr>(Call)) {
+    const FunctionDecl *FD = Call->getDirectCallee();
+    for (unsigned I = 0; I < Call->getNumArgs(); ++I) {
+      if (!ast::namesDecl(Call->getArg(I), V))
+        continue;
+      if (!FD || I >= FD->getNumParams())
+        return false;
+      QualType T = FD->getParamDecl(I)->getType();
+      if (!T->isReferenceType() || T.getNonReferenceType().isConstQualified())
+        continue;
+      const FunctionDecl *Def = nullptr;
+      if (!isUserFunction(FD) || !FD->hasBody(Def) ||
+          Def->isDependentContext() || Depth >= 3 ||
+          !elementWrites(Def->getBody(), Def->getParamDecl(I), Def, Out,
+                         Depth + 1))
+        return false;
+    }
+  }
+  if (const auto *Lambda = dyn_cast<LambdaExpr>(S))
+    return elementWrites(Lambda->getBody(), V, Fn, Out, Depth);
+  for (const Stmt *Child : S->children())
+    if (!elementWrites(Child, V, Fn, Out, Depth))
+      return false;
+  return true;
+}
+
+/// A call of the user's function: its canonical declaration, or null.
+const FunctionDecl *userCall(const Expr *E) {
+  const auto *Call = dyn_cast_or_null<CallExpr>(ast::stripCopiesAndMoves(E));
+  const FunctionDecl *FD = Call ? Call->getDirectCallee() : nullptr;
+  return isUserFunction(FD) && !isa<CXXOperatorCallExpr>(Call)
+             ? FD->getCanonicalDecl()
+             : nullptr;
+}
+
+/// A tensor-sequence variable named by \p Seq: a parameter, or a local of
+/// a function (not of a lambda).
+const VarDecl *sequenceVariable(const Expr *Seq) {
+  const auto *DRE =
+      dyn_cast_or_null<DeclRefExpr>(ast::stripCopiesAndMoves(Seq));
+  const auto *V = DRE ? dyn_cast<VarDecl>(DRE->getDecl()) : nullptr;
+  if (!V || !libtorch::isTensorSequenceType(V->getType()) ||
+      !(isa<ParmVarDecl>(V) || V->isLocalVarDecl()))
+    return nullptr;
+  const auto *Fn = dyn_cast<FunctionDecl>(V->getDeclContext());
+  const auto *MD = dyn_cast_or_null<CXXMethodDecl>(Fn);
+  return Fn && !(MD && MD->getParent()->isLambda()) ? V : nullptr;
+}
+
+/// The devices \p E (a tensor or a tensor sequence, evaluated in \p Fn)
+/// can have; false when one of them cannot be followed.
+bool sourcesOf(const Expr *E, const FunctionDecl *Fn,
+               llvm::SmallVectorImpl<DeviceValue> &Out) {
+  if (!E || !Fn)
+    return false;
+  if (libtorch::isTensorType(E->getType())) {
+    Out.push_back(DeviceFlow::get(Fn, Fn->getASTContext()).deviceOf(E));
+    return true;
+  }
+  if (const Decl *Root = libtorch::isTensorSequenceType(E->getType())
+                             ? sequenceRoot(E)
+                             : nullptr) {
+    Out.push_back(DeviceValue::inherited(Root));
+    return true;
+  }
+  return false;
+}
+
+void collectReturns(const Stmt *S, llvm::SmallVectorImpl<const Expr *> &Out) {
+  if (!S || isa<LambdaExpr>(S))
+    return;
+  if (const auto *R = dyn_cast<ReturnStmt>(S))
+    Out.push_back(R->getRetValue());
+  for (const Stmt *Child : S->children())
+    collectReturns(Child, Out);
+}
+
+/// The devices that flow into \p Root: the arguments of every call of a
+/// parameter's function, or the returned values of a function; false when
+/// they cannot all be followed.
+bool inflowOf(const Decl *Root, llvm::SmallVectorImpl<DeviceValue> &Out) {
+  if (const auto *P = dyn_cast<ParmVarDecl>(Root)) {
+    const auto *Fn = dyn_cast<FunctionDecl>(P->getDeclContext());
+    if (!Fn)
+      return false;
+    // A function other files can call needs a call here; one they cannot
+    // call, and this file never calls, passes nothing.
+    auto It = Index.Calls.find(Fn->getCanonicalDecl());
+    if (It == Index.Calls.end() || It->second.empty())
+      return !Fn->isExternallyVisible();
+    unsigned I = P->getFunctionScopeIndex();
+    for (const CallSite &Site : It->second)
+      if (I >= Site.Call->getNumArgs() ||
+          isa<CXXDefaultArgExpr>(Site.Call->getArg(I)) ||
+          !sourcesOf(Site.Call->getArg(I), Site.Caller, Out))
+        return false;
+    return true;
+  }
+  if (const auto *V = dyn_cast<VarDecl>(Root)) {
+    const auto *Fn = dyn_cast<FunctionDecl>(V->getDeclContext());
+    if (!Fn || !Fn->getBody())
+      return false;
+    if (const Expr *Init = V->getInit()) {
+      const auto *CE = dyn_cast<CXXConstructExpr>(ast::stripImplicit(Init));
+      if (!(CE && CE->getNumArgs() == 0) && !sourcesOf(Init, Fn, Out))
+        return false;
+    }
+    llvm::SmallVector<Written, 4> Values;
+    if (!elementWrites(Fn->getBody(), V, Fn, Values))
+      return false;
+    for (const Written &W : Values)
+      if (!sourcesOf(W.Value, W.In, Out))
+        return false;
+    return true;
+  }
+  const auto *FD = dyn_cast<FunctionDecl>(Root);
+  const FunctionDecl *Def = nullptr;
+  if (!FD || !FD->hasBody(Def) || Def->isDependentContext() ||
+      !isUserFunction(Def))
+    return false;
+  llvm::SmallVector<const Expr *, 4> Returns;
+  collectReturns(Def->getBody(), Returns);
+  if (Returns.empty())
+    return false;
+  for (const Expr *R : Returns)
+    if (!sourcesOf(R, Def, Out))
+      return false;
+  return true;
+}
+} // namespace
+
+const Decl *sequenceRoot(const Expr *Seq) {
+  if (const FunctionDecl *Callee = userCall(Seq))
+    return Callee;
+  return sequenceVariable(Seq);
+}
+
+bool inheritsCPU(const DeviceValue &V, ASTContext &Ctx) {
+  if (V.kind() != DeviceValue::Inherited || !V.root() || exportsUnitFacts())
+    return false;
+  ensureIndex(Ctx);
+  auto Known = Index.Answers.find(V.root());
+  if (Known != Index.Answers.end())
+    return Known->second;
+  // Depth first over the roots that flow in; any value that is not the
+  // CPU, or cannot be followed, answers no. A root seen before adds nothing.
+  // At least one CPU tensor must arrive.
+  constexpr unsigned MaxRoots = 64;
+  llvm::SmallVector<const Decl *, 8> Work{V.root()};
+  llvm::DenseSet<const Decl *> Seen{V.root()};
+  bool OnCPU = true, SawCPU = false;
+  while (OnCPU && !Work.empty()) {
+    const Decl *Root = Work.pop_back_val();
+    llvm::SmallVector<DeviceValue, 8> In;
+    if (!inflowOf(Root, In)) {
+      OnCPU = false;
+      break;
+    }
+    for (const DeviceValue &D : In) {
+      SawCPU |= D.isCPU();
+      if (D.isCPU())
+        continue;
+      if (D.kind() != DeviceValue::Inherited || !D.root() ||
+          Seen.size() >= MaxRoots) {
+        OnCPU = false;
+        break;
+      }
+      if (Seen.insert(D.root()).second)
+        Work.push_back(D.root());
+    }
+  }
+  OnCPU &= SawCPU;
+  Index.Answers[V.root()] = OnCPU;
+  return OnCPU;
+}
+
+bool exportsUnitFacts() {
+  static const bool Exports = [] {
+    const char *Path = std::getenv("TORCH_TIDY_UNIT_FACTS");
+    return Path && *Path;
+  }();
+  return Exports;
+}
+
+namespace {
+/// The name of \p FD that every translation unit gives it: qualified name
+/// and parameter types, and the file for a function with internal linkage.
+std::string functionKey(const FunctionDecl *FD) {
+  FD = FD->getCanonicalDecl();
+  std::string Key;
+  llvm::raw_string_ostream OS(Key);
+  if (!FD->isExternallyVisible())
+    OS << FD->getASTContext().getSourceManager().getFilename(FD->getLocation())
+       << "#";
+  OS << FD->getQualifiedNameAsString() << "(";
+  PrintingPolicy Policy(FD->getASTContext().getLangOpts());
+  for (const ParmVarDecl *P : FD->parameters())
+    OS << (P == FD->getParamDecl(0) ? "" : ",")
+       << P->getType().getCanonicalType().getAsString(Policy);
+  OS << ")";
+  if (const auto *MD = dyn_cast<CXXMethodDecl>(FD); MD && MD->isConst())
+    OS << " const";
+  return Key;
+}
+
+std::string valueKey(const DeviceValue &V) {
+  if (V.isCPU())
+    return ProgramFacts::cpu();
+  if (V.kind() != DeviceValue::Inherited || !V.root())
+    return ProgramFacts::other();
+  if (const auto *P = dyn_cast<ParmVarDecl>(V.root())) {
+    const auto *Fn = dyn_cast<FunctionDecl>(P->getDeclContext());
+    if (!Fn || !isUserFunction(Fn))
+      return ProgramFacts::other();
+    return ProgramFacts::parameter(P->getFunctionScopeIndex(), functionKey(Fn));
+  }
+  if (const auto *Fn = dyn_cast<FunctionDecl>(V.root()))
+    return ProgramFacts::returnOf(functionKey(Fn));
+  return ProgramFacts::other();
+}
+
+bool carriesTensors(QualType T) {
+  return libtorch::isTensorType(T) || libtorch::isTensorSequenceType(T);
+}
+
+/// The ProgramFacts values of \p V: a local sequence stands for what is
+/// put into it, which other units cannot name.
+void keysOf(const DeviceValue &V, std::set<std::string> &Keys,
+            llvm::DenseSet<const Decl *> &Seen) {
+  const Decl *Root = V.kind() == DeviceValue::Inherited ? V.root() : nullptr;
+  if (!Root || !isa<VarDecl>(Root) || isa<ParmVarDecl>(Root)) {
+    Keys.insert(valueKey(V));
+    return;
+  }
+  if (!Seen.insert(Root).second)
+    return;
+  llvm::SmallVector<DeviceValue, 4> In;
+  if (!inflowOf(Root, In)) {
+    Keys.insert(ProgramFacts::other());
+    return;
+  }
+  for (const DeviceValue &D : In)
+    keysOf(D, Keys, Seen);
+}
+
+/// Appends to \p Out the fact lines of \p Values flowing into one root.
+void addFacts(bool Followed, llvm::ArrayRef<DeviceValue> Values,
+              llvm::function_ref<std::string(llvm::StringRef)> Line,
+              std::set<std::string> &Out) {
+  std::set<std::string> Keys;
+  llvm::DenseSet<const Decl *> Seen;
+  if (!Followed)
+    Keys.insert(ProgramFacts::other());
+  else
+    for (const DeviceValue &V : Values)
+      keysOf(V, Keys, Seen);
+  for (const std::string &K : Keys)
+    Out.insert(Line(K));
+}
+} // namespace
+
+void deferToProgram(SourceLocation Loc, const DeviceValue &V, ASTContext &Ctx) {
+  if (!exportsUnitFacts() || V.kind() != DeviceValue::Inherited)
+    return;
+  ensureIndex(Ctx);
+  const SourceManager &SM = Ctx.getSourceManager();
+  Loc = SM.getFileLoc(Loc);
+  OptionalFileEntryRef File = SM.getFileEntryRefForID(SM.getFileID(Loc));
+  if (!File)
+    return;
+  llvm::SmallString<256> Path(File->getName());
+  SM.getFileManager().makeAbsolutePath(Path);
+  llvm::sys::path::remove_dots(Path, /*remove_dot_dot=*/true);
+  addFacts(
+      true, V,
+      [&](llvm::StringRef Value) {
+        return ProgramFacts::deferredFact(Path, SM.getFileOffset(Loc), Value);
+      },
+      Index.Deferred);
+}
+
+void writeUnitFacts(ASTContext &Ctx) {
+  const char *Path = std::getenv("TORCH_TIDY_UNIT_FACTS");
+  if (!exportsUnitFacts() || !Path)
+    return;
+  ensureIndex(Ctx);
+  std::set<std::string> Lines = Index.Deferred;
+  for (const auto &[Callee, Sites] : Index.Calls) {
+    std::string Key = functionKey(Callee);
+    for (const ParmVarDecl *P : Callee->parameters()) {
+      if (!carriesTensors(P->getType()))
+        continue;
+      unsigned I = P->getFunctionScopeIndex();
+      for (const CallSite &Site : Sites) {
+        llvm::SmallVector<DeviceValue, 4> Values;
+        bool Followed = I < Site.Call->getNumArgs() &&
+                        !isa<CXXDefaultArgExpr>(Site.Call->getArg(I)) &&
+                        sourcesOf(Site.Call->getArg(I), Site.Caller, Values);
+        addFacts(
+            Followed, Values,
+            [&](llvm::StringRef V) {
+              return ProgramFacts::argumentFact(Key, I, V);
+            },
+            Lines);
+      }
+    }
+  }
+  for (const FunctionDecl *Fn : ast::userFunctionDefinitions(Ctx)) {
+    if (!isUserFunction(Fn) || !carriesTensors(Fn->getReturnType()))
+      continue;
+    llvm::SmallVector<DeviceValue, 4> Values;
+    bool Followed = inflowOf(Fn, Values);
+    std::string Key = functionKey(Fn);
+    addFacts(
+        Followed, Values,
+        [&](llvm::StringRef V) { return ProgramFacts::returnFact(Key, V); },
+        Lines);
+  }
+  std::error_code EC;
+  llvm::raw_fd_ostream OS(Path, EC, llvm::sys::fs::OF_Append);
+  if (EC)
+    return;
+  for (const std::string &L : Lines)
+    OS << L;
+}
+
+void clearCallerDevicesCache() { Index = UnitIndex(); }
+
+} // namespace clang::tidy::torch::device

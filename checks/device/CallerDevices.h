@@ -1,0 +1,65 @@
+//===- CallerDevices.h - devices that come from the rest of the program --===//
+// Answers: a tensor whose device DeviceFlow cannot know inside its function
+// (DeviceValue::Inherited: a tensor parameter, an element of a tensor-vector
+// parameter, what a function of the user's returns), is it on the CPU
+// wherever it comes from?
+//
+// The answer follows the values through the translation unit:
+//   - a parameter receives what every call of its function passes; a
+//     function other files can call needs a call here, one they cannot call
+//     (static, anonymous namespace) and that is never called receives
+//     nothing;
+//   - a function returns what every return statement of its body returns;
+//   - a std::vector<Tensor> local holds what its initializer,
+//     push_back/emplace_back, element assignments (`v[i] = t`) and the
+//     functions it is passed to by reference (theirs, three calls deep) put
+//     in it; any other change stops the search.
+// Each step asks DeviceFlow about the caller or the callee, so the chain
+// goes through any number of functions; a cycle adds nothing. The tensor is
+// on the CPU when every value that arrives is, and at least one arrives; a
+// value that cannot be followed (no body, a template, a device) answers no.
+//
+// Batch mode sees the whole program: each worker writes what its unit knows
+// and what its findings need (ProgramFacts.h), and the driver joins them.
+#ifndef TORCH_TIDY_DEVICE_CALLERDEVICES_H
+#define TORCH_TIDY_DEVICE_CALLERDEVICES_H
+
+#include "device/DeviceFacts.h"
+#include "clang/AST/ASTContext.h"
+
+namespace clang::tidy::torch::device {
+
+/// True for a function of the user's code whose tensor results and
+/// parameters the analysis follows: not LibTorch's, not the standard
+/// library's.
+bool isUserFunction(const FunctionDecl *FD);
+
+/// For an element of the tensor sequence \p Seq (a std::vector<Tensor>):
+/// where it comes from, as an Inherited root: the user's function whose
+/// result \p Seq is, or the parameter or local (not a lambda's) it names;
+/// null otherwise.
+const Decl *sequenceRoot(const Expr *Seq);
+
+/// True when \p V is Inherited and every tensor that reaches its root in
+/// this translation unit is on the CPU. Always false in a batch worker,
+/// where the driver answers for the whole program (deferToProgram()).
+bool inheritsCPU(const DeviceValue &V, ASTContext &Ctx);
+
+/// True in a batch worker, which writes its unit's facts (ProgramFacts.h)
+/// to the file named by the environment variable TORCH_TIDY_UNIT_FACTS.
+bool exportsUnitFacts();
+
+/// In a batch worker: the finding at \p Loc stands only if \p V, an
+/// Inherited device, is not on the CPU in the whole program.
+void deferToProgram(SourceLocation Loc, const DeviceValue &V, ASTContext &Ctx);
+
+/// In a batch worker: appends the unit's facts (what its functions return,
+/// what its calls pass, the deferred findings) to the facts file.
+void writeUnitFacts(ASTContext &Ctx);
+
+/// Drops what was learnt about the translation unit.
+void clearCallerDevicesCache();
+
+} // namespace clang::tidy::torch::device
+
+#endif // TORCH_TIDY_DEVICE_CALLERDEVICES_H

@@ -1,0 +1,595 @@
+//===- DeviceEval.cpp - the device of each expression, for DeviceFlow ----===//
+// The rules are DeviceFlow.h's "Sources"; LibTorch's names are in
+// libtorch/DeviceRules.cpp.
+#include "ast/ASTHelpers.h"
+#include "device/CallerDevices.h"
+#include "device/DeviceFlowBuilder.h"
+#include "device/DeviceLiterals.h"
+#include "libtorch/TorchTypes.h"
+
+namespace clang::tidy::torch::device {
+
+// ===--------------------------------------------------------------------===//
+// Values
+// ===--------------------------------------------------------------------===//
+
+DeviceFact DeviceFlowBuilder::get(const Expr *E) {
+  if (!E)
+    return DeviceFact::unknown();
+  auto It = Memo.find(E);
+  if (It != Memo.end() && (It->second.Visit == Visit || Elements.contains(E)))
+    return It->second.Fact;
+  DeviceFact F = compute(E);
+  if (carrier(E) != libtorch::Carrier::None)
+    Memo[E] = {F, Visit};
+  return F;
+}
+
+DeviceFact DeviceFlowBuilder::compute(const Expr *E) {
+  libtorch::Carrier C = carrier(E);
+  if (C == libtorch::Carrier::None || Depth > 48)
+    return DeviceFact::unknown();
+  ++Depth;
+  DeviceFact F = computeNode(E, C);
+  --Depth;
+  return F;
+}
+
+DeviceFact DeviceFlowBuilder::initialFact(const ValueDecl *D) {
+  libtorch::Carrier C = cachedCarrier(D->getType());
+  auto Symbolic = [&] {
+    return DeviceFact{DeviceValue::onDevice(D),
+                      {},
+                      Origin(Origin::DeviceValueDecl, D->getLocation())};
+  };
+  if (const auto *P = dyn_cast<ParmVarDecl>(D)) {
+    if (C == libtorch::Carrier::Device || C == libtorch::Carrier::DeviceType)
+      return Symbolic();
+    if (C == libtorch::Carrier::Tensor && Forward && P->getDeclContext() == Fn)
+      return {DeviceValue::moduleDevice(),
+              {},
+              Origin(Origin::ForwardArgument, P->getLocation())};
+    if (C == libtorch::Carrier::Tensor)
+      return {DeviceValue::inherited(P), {}, Origin()};
+    return DeviceFact::unknown();
+  }
+  if (const auto *F = dyn_cast<FieldDecl>(D)) {
+    if (C == libtorch::Carrier::Device || C == libtorch::Carrier::DeviceType)
+      return Symbolic();
+    if (!Forward)
+      return DeviceFact::unknown();
+    if (C == libtorch::Carrier::Module)
+      return {DeviceValue::moduleDevice(),
+              {},
+              Origin(Origin::ModuleTensor, F->getLocation())};
+    if (C == libtorch::Carrier::Tensor) {
+      const auto *RD = dyn_cast<CXXRecordDecl>(F->getParent());
+      if (!RD)
+        return DeviceFact::unknown();
+      if (cachedRegistrations(RD, Ctx.getSourceManager()).find(F))
+        return {DeviceValue::moduleDevice(),
+                {},
+                Origin(Origin::ModuleTensor, F->getLocation())};
+    }
+    return DeviceFact::unknown();
+  }
+  if (const auto *V = dyn_cast<VarDecl>(D)) {
+    if (C != libtorch::Carrier::Device && C != libtorch::Carrier::DeviceType &&
+        C != libtorch::Carrier::Options)
+      return DeviceFact::unknown();
+    if (V->getType().isConstQualified() && V->getInit() && Depth < 8) {
+      DeviceFact F = compute(V->getInit());
+      if (F.Device.isKnown())
+        return F;
+    }
+    if (C != libtorch::Carrier::Options)
+      return Symbolic();
+  }
+  return DeviceFact::unknown();
+}
+
+DeviceFact DeviceFlowBuilder::varFact(const ValueDecl *D) {
+  if (Scan.Volatile.contains(D))
+    return DeviceFact::unknown();
+  auto It = Cur.find(D);
+  if (It != Cur.end())
+    return It->second;
+  if (isLocal(D))
+    return DeviceFact::unknown();
+  return initialFact(D);
+}
+
+DeviceValue DeviceFlowBuilder::deviceArgument(const Expr *E) {
+  return get(E).Device;
+}
+
+DeviceFact DeviceFlowBuilder::common(llvm::ArrayRef<const Expr *> Operands,
+                                     bool Broadcast) {
+  // ATen's rule (TensorIteratorBase::compute_types): the first operand not
+  // on the CPU decides the device; 0-dim CPU operands follow it.
+  llvm::SmallVector<DeviceFact, 4> Facts;
+  for (const Expr *O : Operands)
+    Facts.push_back(get(O));
+  bool AnyDevice = llvm::any_of(Facts, [](const DeviceFact &F) {
+    return !F.Device.isCPU() && !F.Device.isBottom();
+  });
+  DeviceFact R;
+  bool First = true;
+  TensorRank Rank = TensorRank::exactly(0);
+  bool RankKnown = true;
+  for (const DeviceFact &F : Facts) {
+    if (F.Device.isBottom())
+      continue;
+    if (Broadcast && RankKnown)
+      Rank = TensorRank::broadcast(Rank, F.Rank);
+    if (AnyDevice && F.Device.isCPU() && F.Rank.isScalar())
+      continue;
+    if (First)
+      R = F;
+    else
+      DeviceFact::joinInto(R, F);
+    First = false;
+  }
+  if (First) // all 0-dim CPU, or none known
+    R = Facts.empty() ? DeviceFact::unknown() : Facts.front();
+  R.Rank = Broadcast ? Rank : TensorRank::unknown();
+  return R;
+}
+
+/// The pointer \p E dereferences: `p` in `*p`, `sp` in `*sp` of a smart
+/// pointer; null otherwise.
+static const Expr *dereferencedPointer(const Expr *E) {
+  if (const auto *UO = dyn_cast<UnaryOperator>(E))
+    return UO->getOpcode() == UO_Deref ? UO->getSubExpr() : nullptr;
+  if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(E))
+    return Op->getOperator() == OO_Star && Op->getNumArgs() == 1 ? Op->getArg(0)
+                                                                 : nullptr;
+  return nullptr;
+}
+
+DeviceFact DeviceFlowBuilder::computeNode(const Expr *E, libtorch::Carrier C) {
+  // Wrappers.
+  if (const auto *EWC = dyn_cast<ExprWithCleanups>(E))
+    return get(EWC->getSubExpr());
+  if (const auto *M = dyn_cast<MaterializeTemporaryExpr>(E))
+    return get(M->getSubExpr());
+  if (const auto *B = dyn_cast<CXXBindTemporaryExpr>(E))
+    return get(B->getSubExpr());
+  if (const auto *P = dyn_cast<ParenExpr>(E))
+    return get(P->getSubExpr());
+  if (const auto *DA = dyn_cast<CXXDefaultArgExpr>(E))
+    return get(DA->getExpr());
+  if (const auto *Cast = dyn_cast<CastExpr>(E)) {
+    const Expr *Sub = Cast->getSubExpr();
+    if (carrier(Sub) != libtorch::Carrier::None)
+      return get(Sub);
+    return DeviceFact::unknown();
+  }
+  if (C == libtorch::Carrier::DeviceType)
+    if (std::optional<DeviceValue> K = constantDeviceType(E, Ctx))
+      return {*K, {}, Origin()};
+
+  // `*dev`, `*m_device`: the device a pointer or smart pointer variable or
+  // member holds, taken as held by that declaration.
+  if (const Expr *Pointer =
+          C == libtorch::Carrier::Device ? dereferencedPointer(E) : nullptr)
+    if (const ValueDecl *Holder = assignedDecl(Pointer))
+      return {DeviceValue::onDevice(Holder),
+              {},
+              Origin(Origin::DeviceValueDecl, Holder->getLocation())};
+
+  if (const auto *DRE = dyn_cast<DeclRefExpr>(E)) {
+    if (isa<VarDecl>(DRE->getDecl()))
+      return varFact(DRE->getDecl());
+    return DeviceFact::unknown();
+  }
+  if (const auto *ME = dyn_cast<MemberExpr>(E)) {
+    const auto *FD = dyn_cast<FieldDecl>(ME->getMemberDecl());
+    if (!FD)
+      return DeviceFact::unknown();
+    const Expr *Base = ast::stripImplicit(ME->getBase());
+    if (isa<CXXThisExpr>(Base))
+      return varFact(FD);
+    libtorch::Carrier BC = carrier(Base);
+    if (BC == libtorch::Carrier::Example)
+      return get(Base);
+    if (BC == libtorch::Carrier::Module) {
+      DeviceFact M = get(Base);
+      if (C == libtorch::Carrier::Tensor && M.Device.isKnown())
+        return {M.Device, {}, Origin(Origin::ModuleTensor, E)};
+      if (C == libtorch::Carrier::Module)
+        return M;
+    }
+    return DeviceFact::unknown();
+  }
+  if (isa<CXXThisExpr>(E))
+    return Forward && C == libtorch::Carrier::Module
+               ? DeviceFact{DeviceValue::moduleDevice(), {}, Origin()}
+               : DeviceFact::unknown();
+  if (const auto *CO = dyn_cast<AbstractConditionalOperator>(E)) {
+    DeviceFact T = get(CO->getTrueExpr()), F = get(CO->getFalseExpr());
+    bool Negated = false;
+    if (libtorch::isCudaAvailabilityTest(CO->getCond(), Negated)) {
+      const DeviceFact &Gpu = Negated ? F : T, &Cpu = Negated ? T : F;
+      if (Gpu.Device.kind() == DeviceValue::CUDA && Cpu.Device.isCPU())
+        return {DeviceValue::cuda(Gpu.Device.index(), true), Gpu.Rank,
+                Origin(Origin::DeviceValueDecl, E)};
+    }
+    DeviceFact::joinInto(T, F);
+    return T;
+  }
+  if (const auto *CE = dyn_cast<CXXConstructExpr>(E))
+    return constructFact(CE, C);
+  if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(E))
+    return operatorFact(Op, C);
+  if (const auto *MC = dyn_cast<CXXMemberCallExpr>(E))
+    return memberCallFact(MC, C);
+  if (const auto *Call = dyn_cast<CallExpr>(E))
+    return callFact(Call, C);
+  if (isa<CXXNullPtrLiteralExpr>(E))
+    return {};
+  return DeviceFact::unknown();
+}
+
+/// The string literal inside \p E (a std::string built from one), or null.
+static const StringLiteral *stringLiteralIn(const Expr *E, int Depth = 0) {
+  if (!E || Depth > 6)
+    return nullptr;
+  E = ast::stripImplicit(E);
+  if (const auto *SL = dyn_cast<StringLiteral>(E))
+    return SL;
+  if (const auto *B = dyn_cast<CXXBindTemporaryExpr>(E))
+    return stringLiteralIn(B->getSubExpr(), Depth + 1);
+  if (const auto *M = dyn_cast<MaterializeTemporaryExpr>(E))
+    return stringLiteralIn(M->getSubExpr(), Depth + 1);
+  if (const auto *CE = dyn_cast<CXXConstructExpr>(E))
+    if (CE->getNumArgs() >= 1)
+      return stringLiteralIn(CE->getArg(0), Depth + 1);
+  return nullptr;
+}
+
+DeviceFact DeviceFlowBuilder::constructFact(const CXXConstructExpr *CE,
+                                            libtorch::Carrier C) {
+  const unsigned N = CE->getNumArgs();
+  const Expr *Arg0 = N ? CE->getArg(0) : nullptr;
+  libtorch::Carrier A0 = carrier(Arg0);
+  // Copies, moves and conversions between carriers of one kind.
+  if (Arg0 && A0 == C)
+    return get(Arg0);
+  switch (C) {
+  case libtorch::Carrier::Device: {
+    if (A0 == libtorch::Carrier::DeviceType) {
+      DeviceFact F = get(Arg0);
+      Expr::EvalResult R;
+      if (F.Device.kind() == DeviceValue::CUDA && N > 1 &&
+          !isa<CXXDefaultArgExpr>(CE->getArg(1)) &&
+          !CE->getArg(1)->isValueDependent() &&
+          CE->getArg(1)->EvaluateAsInt(R, Ctx))
+        F.Device = DeviceValue::cuda(R.Val.getInt().getExtValue(),
+                                     F.Device.ifAvailable());
+      return F;
+    }
+    if (const StringLiteral *SL = stringLiteralIn(Arg0))
+      if (SL->getCharByteWidth() == 1)
+        return {parseDeviceString(SL->getString()), {}, Origin()};
+    return DeviceFact::unknown();
+  }
+  case libtorch::Carrier::Options:
+    if (N == 0)
+      return {DeviceValue::unspecified(), {}, Origin()};
+    if (A0 == libtorch::Carrier::Device || A0 == libtorch::Carrier::DeviceType)
+      return get(Arg0);
+    if (N == 1) // dtype, layout, memory format
+      return {DeviceValue::unspecified(), {}, Origin()};
+    return DeviceFact::unknown();
+  case libtorch::Carrier::Module:
+    if (Arg0 && isa<CXXNullPtrLiteralExpr>(ast::stripImplicit(Arg0)))
+      return {};
+    if (A0 == libtorch::Carrier::Module)
+      return get(Arg0);
+    return {DeviceValue::cpu(), {}, Origin(Origin::ModuleCreated, CE)};
+  case libtorch::Carrier::Tensor:
+    if (A0 == libtorch::Carrier::Tensor)
+      return get(Arg0);
+    return DeviceFact::unknown();
+  default: // loader examples and the rest: what they copy is not tracked
+    return DeviceFact::unknown();
+  }
+}
+
+DeviceFact DeviceFlowBuilder::operatorFact(const CXXOperatorCallExpr *Op,
+                                           libtorch::Carrier C) {
+  OverloadedOperatorKind K = Op->getOperator();
+  const unsigned N = Op->getNumArgs();
+  if (N == 0)
+    return DeviceFact::unknown();
+  const Expr *Arg0 = Op->getArg(0);
+  libtorch::Carrier A0 = carrier(Arg0);
+  if ((K == OO_Arrow || K == OO_Star) && N == 1 &&
+      A0 == libtorch::Carrier::Module)
+    return get(Arg0);
+  if (K == OO_Equal && N == 2)
+    return get(Op->getArg(1));
+  if (K == OO_Call && A0 == libtorch::Carrier::Module) {
+    llvm::SmallVector<const Expr *, 4> Args(llvm::drop_begin(Op->arguments()));
+    return moduleCallFact(Op, Arg0, Args);
+  }
+  if (K == OO_Subscript && N == 2) {
+    if (A0 == libtorch::Carrier::ExampleVector &&
+        C == libtorch::Carrier::Example) {
+      DeviceFact F = get(Arg0);
+      F.Rank = TensorRank::unknown();
+      return F;
+    }
+    if (A0 == libtorch::Carrier::None && C == libtorch::Carrier::Tensor)
+      return inheritedElement(Arg0);
+    if (A0 != libtorch::Carrier::Tensor || C != libtorch::Carrier::Tensor)
+      return DeviceFact::unknown();
+    DeviceFact F = get(Arg0);
+    F.Rank = Op->getArg(1)->getType()->isIntegerType() ? F.Rank.dropOne()
+                                                       : TensorRank::unknown();
+    return F;
+  }
+  if (C != libtorch::Carrier::Tensor)
+    return DeviceFact::unknown();
+  // Compound assignment: in place, the left operand's device.
+  if (ast::isArithmeticCompoundAssignment(K))
+    return get(Arg0);
+  llvm::SmallVector<const Expr *, 2> Tensors;
+  for (const Expr *A : Op->arguments())
+    if (carrier(A) == libtorch::Carrier::Tensor)
+      Tensors.push_back(A);
+  if (Tensors.empty())
+    return DeviceFact::unknown();
+  return common(Tensors, /*Broadcast=*/true);
+}
+
+DeviceFact DeviceFlowBuilder::conversionFact(const CXXMemberCallExpr *Call) {
+  DeviceFact From = get(Call->getImplicitObjectArgument());
+  DeviceValue To;
+  const CXXMethodDecl *MD = Call->getMethodDecl();
+  StringRef Name = MD->getName();
+  if (Name == "cpu")
+    To = DeviceValue::cpu();
+  else if (Name == "cuda")
+    To = DeviceValue::cuda();
+  else if (Call->getNumArgs() > 0) {
+    const Expr *A = Call->getArg(0);
+    libtorch::Carrier AC = carrier(A);
+    if (AC == libtorch::Carrier::Device ||
+        AC == libtorch::Carrier::DeviceType ||
+        AC == libtorch::Carrier::Options || AC == libtorch::Carrier::Tensor)
+      To = get(A).Device;
+  }
+  if (To.isBottom() || To.kind() == DeviceValue::Unspecified)
+    return From;
+  return {To, From.Rank, Origin(Origin::Moved, Call)};
+}
+
+DeviceFact DeviceFlowBuilder::memberCallFact(const CXXMemberCallExpr *Call,
+                                             libtorch::Carrier C) {
+  const CXXMethodDecl *MD = Call->getMethodDecl();
+  if (!MD)
+    return DeviceFact::unknown();
+  const Expr *Recv = Call->getImplicitObjectArgument();
+  libtorch::Carrier RC = carrier(Recv);
+  StringRef Name = MD->getIdentifier() ? MD->getName() : StringRef();
+  const CXXRecordDecl *Class = MD->getParent();
+
+  if (C == libtorch::Carrier::Tensor && RC == libtorch::Carrier::None &&
+      (Name == "at" || Name == "back" || Name == "front"))
+    return inheritedElement(Recv);
+  if (RC == libtorch::Carrier::Tensor && libtorch::isTensorRecord(Class)) {
+    if (Name == "to" || Name == "cuda" || Name == "cpu" || Name == "type_as")
+      return C == libtorch::Carrier::Tensor ? conversionFact(Call)
+                                            : DeviceFact::unknown();
+    DeviceFact R = get(Recv);
+    if (C == libtorch::Carrier::Options || C == libtorch::Carrier::Device)
+      return (Name == "options" || Name == "device")
+                 ? DeviceFact{R.Device, {}, R.From}
+                 : DeviceFact::unknown();
+    if (C != libtorch::Carrier::Tensor)
+      return DeviceFact::unknown();
+    bool NoWrittenArgs = llvm::all_of(Call->arguments(), [](const Expr *A) {
+      return isa<CXXDefaultArgExpr>(A);
+    });
+    if (Name.starts_with("new_")) {
+      TensorRank Rank =
+          Call->getNumArgs() > 0
+              ? sizesRank(Call->getArg(0),
+                          [&](const Expr *T) { return rankOf(T); })
+              : TensorRank::unknown();
+      return {R.Device, Rank, R.From};
+    }
+    if (NoWrittenArgs && libtorch::isFullReduction(Name))
+      return {R.Device, TensorRank::exactly(0), R.From};
+    if (Name == "select" && Call->getNumArgs() == 2)
+      return {R.Device, R.Rank.dropOne(), R.From};
+    llvm::SmallVector<const Expr *, 4> Tensors{Recv};
+    if (!libtorch::isDeviceMixAllowed(Name))
+      for (const Expr *A : Call->arguments())
+        if (carrier(A) == libtorch::Carrier::Tensor)
+          Tensors.push_back(A);
+    bool Broadcast = libtorch::isBroadcastingOp(Name);
+    DeviceFact F = Tensors.size() == 1 ? R : common(Tensors, Broadcast);
+    if (libtorch::keepsRank(Name) && Tensors.size() == 1)
+      F.Rank = R.Rank;
+    else if (!Broadcast)
+      F.Rank = TensorRank::unknown();
+    return F;
+  }
+  if (RC == libtorch::Carrier::Options && C == libtorch::Carrier::Options) {
+    if (Name == "device" && Call->getNumArgs() == 1)
+      return get(Call->getArg(0));
+    return get(Recv);
+  }
+  if (RC == libtorch::Carrier::Options && C == libtorch::Carrier::Device &&
+      Name == "device") {
+    DeviceFact F = get(Recv);
+    if (F.Device.kind() == DeviceValue::Unspecified)
+      F.Device = DeviceValue::cpu();
+    return F;
+  }
+  if (RC == libtorch::Carrier::Module ||
+      libtorch::isForwardableModuleClass(Class)) {
+    if ((Name == "forward" || Name == "any_forward") &&
+        libtorch::isForwardableModuleClass(Class)) {
+      llvm::SmallVector<const Expr *, 4> Args(Call->arguments());
+      return moduleCallFact(Call, Recv, Args);
+    }
+    if ((Name == "ptr" || Name == "get") && C == libtorch::Carrier::Module)
+      return get(Recv);
+  }
+  if ((Name == "get" || Name == "ptr") && C == libtorch::Carrier::Module &&
+      RC == libtorch::Carrier::Module)
+    return get(Recv);
+  if (C == libtorch::Carrier::Tensor && isUserFunction(MD))
+    return {DeviceValue::inherited(MD->getCanonicalDecl()), {}, Origin()};
+  return DeviceFact::unknown();
+}
+
+DeviceFact DeviceFlowBuilder::inheritedElement(const Expr *Sequence) {
+  if (const Decl *Root = sequenceRoot(Sequence))
+    return {DeviceValue::inherited(Root), {}, Origin()};
+  return DeviceFact::unknown();
+}
+
+DeviceFact
+DeviceFlowBuilder::moduleCallFact(const Expr *Call, const Expr *Module,
+                                  llvm::ArrayRef<const Expr *> Args) {
+  if (carrier(Call) != libtorch::Carrier::Tensor)
+    return DeviceFact::unknown();
+  llvm::SmallVector<const Expr *, 4> Tensors;
+  for (const Expr *A : Args)
+    if (carrier(A) == libtorch::Carrier::Tensor)
+      Tensors.push_back(A);
+  // A loss module computes on its inputs' device. Any other module's
+  // output is on the module's device; when that is unknown, so is the
+  // output (its forward() may move the input).
+  const CXXRecordDecl *Class = libtorch::moduleClassOf(Module->getType());
+  if (libtorch::isLossModule(Class))
+    return Tensors.empty() ? DeviceFact::unknown()
+                           : common(Tensors, /*Broadcast=*/false);
+  DeviceFact M = get(Module);
+  if (M.Device.isKnown() && M.Device.kind() != DeviceValue::Unspecified)
+    return {M.Device, {}, Origin(Origin::ModuleOutput, Call)};
+  return DeviceFact::unknown();
+}
+
+DeviceFact DeviceFlowBuilder::factoryFact(const CallExpr *Call,
+                                          libtorch::FactoryKind K) {
+  const FunctionDecl *FD = Call->getDirectCallee();
+  DeviceValue Dev = DeviceValue::unspecified();
+  const Expr *Sizes = nullptr, *Like = nullptr;
+  for (unsigned I = 0; I < Call->getNumArgs() && I < FD->getNumParams(); ++I) {
+    const ParmVarDecl *P = FD->getParamDecl(I);
+    const Expr *A = Call->getArg(I);
+    libtorch::Carrier PC = cachedCarrier(P->getType());
+    StringRef PN = P->getIdentifier() ? P->getName() : StringRef();
+    if (PC == libtorch::Carrier::Options) {
+      if (!isa<CXXDefaultArgExpr>(A))
+        Dev = get(A).Device;
+    } else if (PN == "device" && !isa<CXXDefaultArgExpr>(A)) {
+      // at::randn(size, dtype, layout, device, pin_memory): an optional.
+      const Expr *Inner = ast::stripImplicit(A);
+      if (const auto *CE = dyn_cast<CXXConstructExpr>(Inner))
+        Inner = CE->getNumArgs() ? CE->getArg(0) : nullptr;
+      libtorch::Carrier IC = carrier(Inner);
+      Dev = (IC == libtorch::Carrier::Device ||
+             IC == libtorch::Carrier::DeviceType)
+                ? get(Inner).Device
+                : DeviceValue::unknown();
+    } else if (PN == "size" || PN == "sizes") {
+      Sizes = A;
+    } else if (PC == libtorch::Carrier::Tensor && !Like) {
+      Like = A;
+    }
+  }
+  TensorRank Rank;
+  auto RankOfTensor = [&](const Expr *T) { return rankOf(T); };
+  switch (K) {
+  case libtorch::FactoryKind::Sized:
+  case libtorch::FactoryKind::FromBlob:
+    Rank = Sizes ? sizesRank(Sizes, RankOfTensor) : TensorRank::unknown();
+    break;
+  case libtorch::FactoryKind::Data:
+    Rank = Call->getNumArgs() ? tensorDataRank(Call->getArg(0))
+                              : TensorRank::unknown();
+    break;
+  case libtorch::FactoryKind::Scalar:
+    Rank = TensorRank::exactly(0);
+    break;
+  case libtorch::FactoryKind::Vector:
+    Rank = TensorRank::exactly(1);
+    break;
+  case libtorch::FactoryKind::Matrix:
+    Rank = TensorRank::exactly(2);
+    break;
+  case libtorch::FactoryKind::Like:
+  case libtorch::FactoryKind::None:
+    break;
+  }
+  if (K == libtorch::FactoryKind::Like) {
+    DeviceFact Base = get(Like);
+    if (Dev.kind() == DeviceValue::Unspecified)
+      return Base;
+    return {Dev, Base.Rank, Origin(Origin::FactoryWithDevice, Call)};
+  }
+  if (Dev.kind() == DeviceValue::Unspecified)
+    return {DeviceValue::cpu(), Rank, Origin(Origin::Factory, Call)};
+  return {Dev, Rank, Origin(Origin::FactoryWithDevice, Call)};
+}
+
+DeviceFact DeviceFlowBuilder::callFact(const CallExpr *Call,
+                                       libtorch::Carrier C) {
+  const FunctionDecl *FD = Call->getDirectCallee();
+  if (!FD || !FD->getIdentifier())
+    return DeviceFact::unknown();
+  StringRef Name = FD->getName();
+  StringRef NS = libtorch::outermostNamespace(FD);
+  if (NS == "std") {
+    if ((Name == "move" || Name == "forward") && Call->getNumArgs() == 1)
+      return get(Call->getArg(0));
+    if ((Name == "make_shared" || Name == "make_unique") &&
+        C == libtorch::Carrier::Module)
+      return {DeviceValue::cpu(), {}, Origin(Origin::ModuleCreated, Call)};
+    return DeviceFact::unknown();
+  }
+  if (!libtorch::isLibTorchDecl(FD))
+    return C == libtorch::Carrier::Tensor && isUserFunction(FD)
+               ? DeviceFact{DeviceValue::inherited(FD->getCanonicalDecl()),
+                            {},
+                            Origin()}
+               : DeviceFact::unknown();
+  if (C == libtorch::Carrier::Options) {
+    if (Name == "device" && Call->getNumArgs() == 1)
+      return get(Call->getArg(0));
+    return {DeviceValue::unspecified(), {}, Origin()};
+  }
+  if (C != libtorch::Carrier::Tensor)
+    return DeviceFact::unknown();
+  if (libtorch::FactoryKind K = libtorch::factoryKind(FD);
+      K != libtorch::FactoryKind::None)
+    return factoryFact(Call, K);
+  llvm::SmallVector<const Expr *, 4> Tensors;
+  bool OtherArgs = false;
+  for (const Expr *A : Call->arguments()) {
+    if (carrier(A) == libtorch::Carrier::Tensor)
+      Tensors.push_back(A);
+    else if (!isa<CXXDefaultArgExpr>(A))
+      OtherArgs = true;
+  }
+  if (Tensors.empty())
+    return DeviceFact::unknown();
+  if (libtorch::isDeviceMixAllowed(Name))
+    Tensors.resize(1);
+  bool Broadcast = libtorch::isBroadcastingOp(Name);
+  DeviceFact F = common(Tensors, Broadcast);
+  if (Tensors.size() == 1 && !OtherArgs && libtorch::isFullReduction(Name))
+    F.Rank = TensorRank::exactly(0);
+  else if (Tensors.size() == 1 && libtorch::keepsRank(Name))
+    F.Rank = get(Tensors.front()).Rank;
+  return F;
+}
+
+} // namespace clang::tidy::torch::device

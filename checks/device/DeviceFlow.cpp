@@ -1,0 +1,561 @@
+//===- DeviceFlow.cpp - where each tensor lives, at each program point ---===//
+#include "ast/ASTHelpers.h"
+#include "device/DeviceFlowBuilder.h"
+#include "libtorch/TorchTypes.h"
+#include "clang/AST/RecursiveASTVisitor.h"
+#include "clang/AST/StmtCXX.h"
+#include <set>
+
+namespace clang::tidy::torch::device {
+
+namespace {
+
+/// Per thread, per translation unit: the analyses and the type knowledge
+/// they share.
+struct FlowCache {
+  const ASTContext *Ctx = nullptr;
+  llvm::DenseMap<const FunctionDecl *, std::unique_ptr<DeviceFlow>> Flows;
+  llvm::DenseMap<const Type *, libtorch::Carrier> Carriers;
+  llvm::DenseMap<const CXXRecordDecl *, libtorch::ModuleRegistrations>
+      Registrations;
+
+  void clear() {
+    Ctx = nullptr;
+    Flows.clear();
+    Carriers.clear();
+    Registrations.clear();
+  }
+};
+
+thread_local FlowCache Cache;
+
+} // namespace
+
+libtorch::Carrier cachedCarrier(QualType T) {
+  if (T.isNull())
+    return libtorch::Carrier::None;
+  const Type *Key = T.getNonReferenceType().getCanonicalType().getTypePtr();
+  auto [It, New] = Cache.Carriers.try_emplace(Key, libtorch::Carrier::None);
+  if (New)
+    It->second = libtorch::carrierOf(T);
+  return It->second;
+}
+
+const libtorch::ModuleRegistrations &
+cachedRegistrations(const CXXRecordDecl *RD, const SourceManager &SM) {
+  auto [It, New] = Cache.Registrations.try_emplace(RD);
+  if (New)
+    It->second = libtorch::analyzeRegistrations(RD, SM);
+  return It->second;
+}
+
+namespace {
+
+bool sameState(const State &A, const State &B) {
+  if (A.size() != B.size())
+    return false;
+  for (const auto &[D, F] : A) {
+    auto It = B.find(D);
+    if (It == B.end() || It->second.Device != F.Device ||
+        !(It->second.Rank == F.Rank))
+      return false;
+  }
+  return true;
+}
+
+/// The top-down scan done once per function, before the CFG.
+struct Prescan : RecursiveASTVisitor<Prescan> {
+  explicit Prescan(ScanFacts &Out)
+      : Loops(Out.Loops), Volatile(Out.Volatile), NonLocals(Out.NonLocals),
+        Lambdas(Out.Lambdas) {}
+  llvm::DenseMap<const VarDecl *, LoopSource> &Loops;
+  llvm::DenseSet<const ValueDecl *> &Volatile;
+  llvm::SetVector<const ValueDecl *> &NonLocals;
+  std::vector<const FunctionDecl *> &Lambdas;
+  unsigned LambdaDepth = 0;
+
+  bool shouldVisitLambdaBody() const { return true; }
+
+  bool TraverseLambdaExpr(LambdaExpr *L) {
+    for (const LambdaCapture &C : L->captures())
+      if (C.capturesVariable() && C.getCaptureKind() == LCK_ByRef)
+        if (const auto *V = dyn_cast<VarDecl>(C.getCapturedVar()))
+          if (writesIn(L->getBody(), V))
+            Volatile.insert(V);
+    if (LambdaDepth == 0 && L->getCallOperator())
+      Lambdas.push_back(L->getCallOperator());
+    ++LambdaDepth;
+    bool R = RecursiveASTVisitor::TraverseLambdaExpr(L);
+    --LambdaDepth;
+    return R;
+  }
+
+  static bool writesIn(const Stmt *S, const ValueDecl *V) {
+    if (!S)
+      return false;
+    if (auto [L, R] = ast::asAssignment(S); L && ast::namesDecl(L, V))
+      return true;
+    if (const auto *MC = dyn_cast<CXXMemberCallExpr>(S))
+      if (const CXXMethodDecl *MD = MC->getMethodDecl())
+        if (MD->getIdentifier() && MD->getName() == "to" &&
+            libtorch::isModuleClass(MD->getParent()) &&
+            libtorch::moduleRoot(MC->getImplicitObjectArgument()).Root == V)
+          return true;
+    return llvm::any_of(S->children(),
+                        [V](const Stmt *C) { return writesIn(C, V); });
+  }
+
+  bool VisitCXXForRangeStmt(CXXForRangeStmt *R) {
+    const VarDecl *V = R->getLoopVariable();
+    const Expr *Range = R->getRangeInit();
+    if (!V || !Range)
+      return true;
+    QualType T = Range->getType().getNonReferenceType();
+    if (libtorch::isOrDerivesFrom(T->getAsCXXRecordDecl(),
+                                  "torch::data::DataLoaderBase")) {
+      Loops[V] = {LoopSource::Loader, Range, nullptr};
+      return true;
+    }
+    if (const auto *MC = dyn_cast<CXXMemberCallExpr>(ast::stripImplicit(Range)))
+      if (const CXXMethodDecl *MD = MC->getMethodDecl())
+        if (MD->getIdentifier() &&
+            (MD->getName() == "parameters" || MD->getName() == "buffers") &&
+            libtorch::isModuleClass(MD->getParent()))
+          Loops[V] = {LoopSource::Parameters, Range,
+                      MC->getImplicitObjectArgument()};
+    return true;
+  }
+
+  bool VisitDeclRefExpr(DeclRefExpr *DRE) {
+    const auto *V = dyn_cast<VarDecl>(DRE->getDecl());
+    if (!V || LambdaDepth ||
+        cachedCarrier(V->getType()) == libtorch::Carrier::None)
+      return true;
+    if (isa<ParmVarDecl>(V) || !V->isLocalVarDecl())
+      NonLocals.insert(V);
+    return true;
+  }
+
+  bool VisitMemberExpr(MemberExpr *ME) {
+    const auto *F = dyn_cast<FieldDecl>(ME->getMemberDecl());
+    if (F && !LambdaDepth &&
+        isa<CXXThisExpr>(ast::stripImplicit(ME->getBase())) &&
+        cachedCarrier(F->getType()) != libtorch::Carrier::None)
+      NonLocals.insert(F);
+    return true;
+  }
+};
+
+} // namespace
+
+// ===--------------------------------------------------------------------===//
+// Engine
+// ===--------------------------------------------------------------------===//
+
+void DeviceFlowBuilder::run() {
+  const Stmt *Body = Fn->getBody();
+  if (!Body) {
+    Out.Skip = "no body";
+    return;
+  }
+  if (ast::isTemplateCode(Fn)) {
+    Out.Skip = "template code";
+    return;
+  }
+  CFG::BuildOptions Opts;
+  Opts.AddImplicitDtors = false;
+  Opts.AddTemporaryDtors = false;
+  Opts.AddInitializers = false;
+  Opts.AddLifetime = false;
+  Opts.AddScopes = false;
+  Opts.setAllAlwaysAdd(); // every subexpression is an element
+  Graph = CFG::buildCFG(Fn, const_cast<Stmt *>(Body), &Ctx, Opts);
+  if (!Graph) {
+    Out.Skip = "no CFG could be built";
+    return;
+  }
+  Out.NumBlocks = Graph->getNumBlockIDs();
+  if (Out.NumBlocks > DeviceFlow::MaxBlocks) {
+    Out.Skip = "its CFG has " + std::to_string(Out.NumBlocks) +
+               " blocks (limit " + std::to_string(DeviceFlow::MaxBlocks) + ")";
+    return;
+  }
+  for (const CFGBlock *B : *Graph)
+    for (const CFGElement &El : *B)
+      if (auto CS = El.getAs<CFGStmt>())
+        Elements.insert(CS->getStmt());
+  if (Elements.size() > DeviceFlow::MaxElements) {
+    Out.Skip = "its CFG has " + std::to_string(Elements.size()) +
+               " elements (limit " + std::to_string(DeviceFlow::MaxElements) +
+               ")";
+    return;
+  }
+
+  Prescan(Scan).TraverseStmt(const_cast<Stmt *>(Body));
+  Out.Context = &Ctx;
+  Out.Lambdas = Scan.Lambdas;
+
+  // Reverse post-order.
+  const unsigned N = Graph->getNumBlockIDs();
+  std::vector<const CFGBlock *> Order;
+  std::vector<unsigned> RPO(N, ~0u);
+  {
+    std::vector<char> Seen(N, 0);
+    std::vector<std::pair<const CFGBlock *, CFGBlock::const_succ_iterator>>
+        Stack;
+    const CFGBlock *Entry = &Graph->getEntry();
+    Seen[Entry->getBlockID()] = 1;
+    Stack.push_back({Entry, Entry->succ_begin()});
+    while (!Stack.empty()) {
+      auto &[B, It] = Stack.back();
+      if (It == B->succ_end()) {
+        Order.push_back(B);
+        Stack.pop_back();
+        continue;
+      }
+      const CFGBlock *Next = It->getReachableBlock();
+      ++It;
+      if (Next && !Seen[Next->getBlockID()]) {
+        Seen[Next->getBlockID()] = 1;
+        Stack.push_back({Next, Next->succ_begin()});
+      }
+    }
+    std::reverse(Order.begin(), Order.end());
+    for (unsigned I = 0; I < Order.size(); ++I)
+      RPO[Order[I]->getBlockID()] = I;
+  }
+
+  State EntryState;
+  for (const ValueDecl *D : Scan.NonLocals)
+    EntryState[D] = initialFact(D);
+
+  std::vector<std::optional<State>> Outs(N);
+  std::vector<unsigned> Visits(N, 0);
+  std::set<unsigned> Work; // RPO indices
+  Work.insert(0);
+  auto InState = [&](const CFGBlock &B) {
+    State In;
+    if (&B == &Graph->getEntry())
+      return EntryState;
+    bool First = true;
+    for (const auto &P : B.preds()) {
+      const CFGBlock *PB = P.getReachableBlock();
+      if (!PB || !Outs[PB->getBlockID()])
+        continue;
+      if (First)
+        In = *Outs[PB->getBlockID()];
+      else
+        joinStates(In, *Outs[PB->getBlockID()]);
+      First = false;
+    }
+    return In;
+  };
+
+  while (!Work.empty()) {
+    const CFGBlock &B = *Order[*Work.begin()];
+    Work.erase(Work.begin());
+    if (++Visits[B.getBlockID()] > DeviceFlow::MaxVisitsPerBlock) {
+      Out.Skip = "the analysis did not converge within " +
+                 std::to_string(DeviceFlow::MaxVisitsPerBlock) +
+                 " visits per block";
+      Out.Facts.clear();
+      return;
+    }
+    ++Out.NumVisits;
+    Cur = InState(B);
+    transferBlock(B);
+    std::optional<State> &O = Outs[B.getBlockID()];
+    if (O && sameState(*O, Cur))
+      continue;
+    O = std::move(Cur);
+    for (const auto &S : B.succs())
+      if (const CFGBlock *SB = S.getReachableBlock())
+        if (RPO[SB->getBlockID()] != ~0u)
+          Work.insert(RPO[SB->getBlockID()]);
+  }
+
+  // Final pass over the converged states: the facts the checks read.
+  Memo.clear();
+  for (const CFGBlock *B : Order) {
+    Cur = InState(*B);
+    transferBlock(*B);
+  }
+  Out.Facts.reserve(Memo.size());
+  for (const auto &[E, M] : Memo)
+    Out.Facts[E] = M.Fact;
+}
+
+void DeviceFlowBuilder::joinStates(State &Into, const State &From) {
+  for (const auto &[D, F] : From) {
+    auto [It, New] = Into.try_emplace(D, F);
+    if (!New)
+      DeviceFact::joinInto(It->second, F);
+  }
+  // A torch::Device variable holds one device on every path: where the
+  // paths disagree it is "on D" itself.
+  for (auto &[D, F] : Into) {
+    if (F.Device.kind() != DeviceValue::Unknown)
+      continue;
+    libtorch::Carrier C = cachedCarrier(D->getType());
+    if (C == libtorch::Carrier::Device || C == libtorch::Carrier::DeviceType)
+      F = {DeviceValue::onDevice(D),
+           {},
+           Origin(Origin::DeviceValueDecl, D->getLocation())};
+  }
+}
+
+void DeviceFlowBuilder::transferBlock(const CFGBlock &B) {
+  ++Visit;
+  for (const CFGElement &El : B)
+    if (auto CS = El.getAs<CFGStmt>())
+      transferElement(CS->getStmt());
+}
+
+void DeviceFlowBuilder::transferElement(const Stmt *S) {
+  if (const auto *E = dyn_cast<Expr>(S)) {
+    if (carrier(E) != libtorch::Carrier::None)
+      Memo[E] = {compute(E), Visit};
+  }
+  // Effects.
+  if (const auto *DS = dyn_cast<DeclStmt>(S)) {
+    for (const Decl *D : DS->decls()) {
+      const auto *V = dyn_cast<VarDecl>(D);
+      if (!V)
+        continue;
+      libtorch::Carrier C = cachedCarrier(V->getType());
+      if (C == libtorch::Carrier::None)
+        continue;
+      auto Loop = Scan.Loops.find(V);
+      if (Loop != Scan.Loops.end()) {
+        const LoopSource &L = Loop->second;
+        DeviceFact F = DeviceFact::unknown();
+        if (L.Kind == LoopSource::Loader &&
+            (C == libtorch::Carrier::Example ||
+             C == libtorch::Carrier::ExampleVector))
+          F = {DeviceValue::cpu(),
+               C == libtorch::Carrier::Example ? TensorRank::nonScalar()
+                                               : TensorRank::unknown(),
+               Origin(Origin::LoaderBatch, L.Range)};
+        else if (L.Kind == LoopSource::Parameters &&
+                 C == libtorch::Carrier::Tensor) {
+          DeviceValue M = get(L.Module).Device;
+          if (M.isKnown())
+            F = {M, {}, Origin(Origin::ModuleTensor, L.Range)};
+        }
+        assign(V, F, true);
+        continue;
+      }
+      if (const Expr *Init = V->getInit())
+        assign(V, compute(Init), true);
+      else
+        assign(V, {}, true);
+    }
+    return;
+  }
+  if (auto [LHS, RHS] = ast::asAssignment(S); LHS && RHS) {
+    if (const ValueDecl *D = assignedDecl(LHS)) {
+      assign(D, get(RHS), false);
+    } else if (isa<MemberExpr>(ast::stripImplicit(LHS))) {
+      // `batch.data = ...`: the batch no longer holds the loader's tensors.
+      const VarDecl *Root = ast::rootVariable(LHS);
+      libtorch::Carrier RC =
+          Root ? cachedCarrier(Root->getType()) : libtorch::Carrier::None;
+      if (RC == libtorch::Carrier::Example ||
+          RC == libtorch::Carrier::ExampleVector ||
+          RC == libtorch::Carrier::Module)
+        assign(Root, DeviceFact::unknown(), false);
+    }
+    return;
+  }
+  if (const auto *MC = dyn_cast<CXXMemberCallExpr>(S)) {
+    const CXXMethodDecl *MD = MC->getMethodDecl();
+    if (MD && MD->getIdentifier() && MD->getName() == "to" &&
+        libtorch::isModuleClass(MD->getParent()))
+      return moduleTo(MC);
+    if (MD && MD->getIdentifier() && MD->getName() == "set_" &&
+        libtorch::isTensorRecord(MD->getParent()))
+      if (const ValueDecl *D = assignedDecl(MC->getImplicitObjectArgument()))
+        assign(D, DeviceFact::unknown(), false);
+  }
+  if (const auto *Call = dyn_cast<CallExpr>(S))
+    escape(Call);
+}
+
+// ===--------------------------------------------------------------------===//
+// Effects
+// ===--------------------------------------------------------------------===//
+
+const ValueDecl *DeviceFlowBuilder::assignedDecl(const Expr *LHS) const {
+  LHS = ast::stripImplicit(LHS);
+  if (const auto *DRE = dyn_cast_or_null<DeclRefExpr>(LHS))
+    return dyn_cast<VarDecl>(DRE->getDecl());
+  if (const auto *ME = dyn_cast_or_null<MemberExpr>(LHS))
+    if (isa<CXXThisExpr>(ast::stripImplicit(ME->getBase())))
+      return dyn_cast<FieldDecl>(ME->getMemberDecl());
+  return nullptr;
+}
+
+void DeviceFlowBuilder::assign(const ValueDecl *D, DeviceFact F,
+                               bool Declaration) {
+  libtorch::Carrier C = cachedCarrier(D->getType());
+  if (C == libtorch::Carrier::None)
+    return;
+  if (Scan.Volatile.contains(D)) {
+    Cur[D] = DeviceFact::unknown();
+    return;
+  }
+  if (C == libtorch::Carrier::Device || C == libtorch::Carrier::DeviceType) {
+    // Tensors moved to the old value of D are no longer "on D".
+    if (!Declaration)
+      for (auto &[Other, OF] : Cur)
+        if (OF.Device.kind() == DeviceValue::OnDevice && OF.Device.decl() == D)
+          OF = DeviceFact::unknown();
+    if (F.Device.kind() == DeviceValue::Unknown ||
+        (F.Device.kind() == DeviceValue::OnDevice && F.Device.decl() != D))
+      F = {DeviceValue::onDevice(D),
+           {},
+           Origin(Origin::DeviceValueDecl, D->getLocation())};
+  }
+  Cur[D] = F;
+}
+
+void DeviceFlowBuilder::moduleTo(const CXXMemberCallExpr *Call) {
+  libtorch::ModuleRef R =
+      libtorch::moduleRoot(Call->getImplicitObjectArgument());
+  if (!R || Call->getNumArgs() == 0)
+    return;
+  const ValueDecl *Root = R.Root;
+  libtorch::Carrier A = carrier(Call->getArg(0));
+  if (A != libtorch::Carrier::Device && A != libtorch::Carrier::DeviceType)
+    return; // to(dtype)
+  DeviceValue D = deviceArgument(Call->getArg(0));
+  if (R.Member || !D.isKnown() || D.kind() == DeviceValue::Unspecified)
+    return assign(Root, DeviceFact::unknown(), false);
+  assign(Root, {D, {}, Origin(Origin::ModuleMoved, Call)}, false);
+}
+
+void DeviceFlowBuilder::escape(const CallExpr *Call) {
+  const FunctionDecl *FD = Call->getDirectCallee();
+  if (!FD || libtorch::isLibTorchDecl(FD))
+    return;
+  if (FD->getIdentifier() &&
+      (FD->getName() == "move" || FD->getName() == "forward") &&
+      libtorch::outermostNamespace(FD) == "std")
+    return;
+  // A call of a non-const member function of this class may reassign the
+  // members: back to what is known on entry.
+  if (const auto *MC = dyn_cast<CXXMemberCallExpr>(Call))
+    if (const CXXMethodDecl *MD = MC->getMethodDecl())
+      if (!MD->isConst() &&
+          isa<CXXThisExpr>(ast::stripImplicit(MC->getImplicitObjectArgument())))
+        for (auto &[D, F] : Cur)
+          if (isa<FieldDecl>(D))
+            F = initialFact(D);
+  unsigned Offset = isa<CXXOperatorCallExpr>(Call) && isa<CXXMethodDecl>(FD);
+  for (unsigned I = 0; I < Call->getNumArgs(); ++I) {
+    const Expr *Arg = ast::stripImplicit(Call->getArg(I));
+    bool AddressOf = false;
+    if (const auto *UO = dyn_cast<UnaryOperator>(Arg))
+      if (UO->getOpcode() == UO_AddrOf) {
+        Arg = ast::stripImplicit(UO->getSubExpr());
+        AddressOf = true;
+      }
+    const VarDecl *V = ast::rootVariable(Arg);
+    if (!V)
+      continue;
+    libtorch::Carrier C = cachedCarrier(V->getType());
+    if (C == libtorch::Carrier::None)
+      continue;
+    bool Escapes = AddressOf || C == libtorch::Carrier::Module;
+    if (!Escapes && I >= Offset && I - Offset < FD->getNumParams()) {
+      QualType P = FD->getParamDecl(I - Offset)->getType();
+      Escapes = P->isLValueReferenceType() &&
+                !P.getNonReferenceType().isConstQualified();
+    }
+    if (Escapes)
+      assign(V, DeviceFact::unknown(), false);
+  }
+}
+
+// ===--------------------------------------------------------------------===//
+// API
+// ===--------------------------------------------------------------------===//
+
+bool DeviceFlow::isModuleForward(const FunctionDecl *FD) {
+  const auto *MD = dyn_cast_or_null<CXXMethodDecl>(FD);
+  return MD && MD->getIdentifier() && MD->getName() == "forward" &&
+         libtorch::isModuleClass(MD->getParent());
+}
+
+const DeviceFlow &DeviceFlow::get(const FunctionDecl *FD, ASTContext &Ctx) {
+  if (Cache.Ctx != &Ctx) {
+    Cache.clear();
+    Cache.Ctx = &Ctx;
+  }
+  const FunctionDecl *Def = FD;
+  if (const FunctionDecl *D = FD->getDefinition())
+    Def = D;
+  auto [It, New] = Cache.Flows.try_emplace(Def);
+  if (New) {
+    It->second = std::make_unique<DeviceFlow>();
+    DeviceFlowBuilder(Def, Ctx, *It->second).run();
+  }
+  return *It->second;
+}
+
+void DeviceFlow::clearCache() { Cache.clear(); }
+
+const DeviceFact *DeviceFlow::find(const Expr *E) const {
+  const Expr *Start = E;
+  for (int I = 0; E && I < 8; ++I) {
+    auto It = Facts.find(E);
+    if (It != Facts.end())
+      return &It->second;
+    const Expr *Next = E->IgnoreImplicit()->IgnoreParens();
+    if (const auto *M = dyn_cast<MaterializeTemporaryExpr>(Next))
+      Next = M->getSubExpr();
+    if (Next == E)
+      break;
+    E = Next;
+  }
+  // An expression in a lambda body: that lambda's own analysis.
+  for (const FunctionDecl *L : Lambdas)
+    if (const DeviceFact *F = get(L, *Context).find(Start))
+      return F;
+  return nullptr;
+}
+
+DeviceFact DeviceFlow::factOf(const Expr *E) const {
+  const DeviceFact *F = E ? find(E) : nullptr;
+  return F ? *F : DeviceFact::unknown();
+}
+
+DeviceValue DeviceFlow::conversionTarget(const CXXMemberCallExpr *Call) const {
+  const CXXMethodDecl *MD = Call ? Call->getMethodDecl() : nullptr;
+  if (!MD || !MD->getIdentifier() || !libtorch::isTensorRecord(MD->getParent()))
+    return {};
+  StringRef Name = MD->getName();
+  if (Name == "cpu")
+    return DeviceValue::cpu();
+  if (Name == "cuda")
+    return DeviceValue::cuda();
+  if ((Name != "to" && Name != "type_as") || Call->getNumArgs() == 0)
+    return {};
+  const Expr *A = Call->getArg(0);
+  libtorch::Carrier AC = cachedCarrier(A->getType());
+  if (AC != libtorch::Carrier::Device && AC != libtorch::Carrier::DeviceType &&
+      AC != libtorch::Carrier::Options && AC != libtorch::Carrier::Tensor)
+    return {};
+  DeviceValue V = deviceOf(A);
+  return V.kind() == DeviceValue::Unspecified ? DeviceValue() : V;
+}
+
+bool DeviceFlow::isAlreadyOnTarget(const CXXMemberCallExpr *Call) const {
+  DeviceValue To = conversionTarget(Call);
+  DeviceValue From = deviceOf(Call->getImplicitObjectArgument());
+  if (!To.isKnown() || !From.isKnown())
+    return false;
+  return To == From;
+}
+
+} // namespace clang::tidy::torch::device

@@ -1,0 +1,87 @@
+//===- ProgramFacts.cpp - device facts that cross translation units ------===//
+#include "device/ProgramFacts.h"
+#include "llvm/ADT/SmallVector.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/ADT/StringSet.h"
+#include "llvm/ADT/Twine.h"
+
+namespace clang::tidy::torch::device {
+
+std::string ProgramFacts::returnOf(llvm::StringRef Fn) {
+  return ("ret\t" + Fn).str();
+}
+
+std::string ProgramFacts::parameter(unsigned Index, llvm::StringRef Fn) {
+  return ("param\t" + llvm::Twine(Index) + "\t" + Fn).str();
+}
+
+std::string ProgramFacts::returnFact(llvm::StringRef Fn,
+                                     llvm::StringRef Value) {
+  return ("R\t" + Fn + "\t" + Value + "\n").str();
+}
+
+std::string ProgramFacts::argumentFact(llvm::StringRef Fn, unsigned Index,
+                                       llvm::StringRef Value) {
+  return ("A\t" + Fn + "\t" + llvm::Twine(Index) + "\t" + Value + "\n").str();
+}
+
+std::string ProgramFacts::deferredFact(llvm::StringRef File, unsigned Offset,
+                                       llvm::StringRef Value) {
+  return ("D\t" + File + "\t" + llvm::Twine(Offset) + "\t" + Value + "\n")
+      .str();
+}
+
+void ProgramFacts::add(llvm::StringRef Text) {
+  llvm::SmallVector<llvm::StringRef, 0> Lines;
+  Text.split(Lines, '\n', -1, false);
+  for (llvm::StringRef Line : Lines) {
+    llvm::SmallVector<llvm::StringRef, 6> F;
+    Line.split(F, '\t');
+    auto Rest = [&](size_t From) {
+      return llvm::join(F.begin() + From, F.end(), "\t");
+    };
+    unsigned N = 0;
+    if (F[0] == "R" && F.size() >= 3)
+      Inflow[returnOf(F[1])].push_back(Rest(2));
+    else if (F[0] == "A" && F.size() >= 4 && !F[2].getAsInteger(10, N))
+      Inflow[parameter(N, F[1])].push_back(Rest(3));
+    else if (F[0] == "D" && F.size() >= 4 && !F[2].getAsInteger(10, N))
+      Deferred[{F[1].str(), N}].push_back(Rest(3));
+  }
+}
+
+bool ProgramFacts::onCPU(llvm::StringRef Value) const {
+  llvm::SmallVector<llvm::StringRef, 8> Work{Value};
+  llvm::StringSet<> Seen;
+  Seen.insert(Value);
+  bool SawCPU = false;
+  while (!Work.empty()) {
+    llvm::StringRef V = Work.pop_back_val();
+    if (V == "cpu") {
+      SawCPU = true;
+      continue;
+    }
+    auto It = Inflow.find(V);
+    if (It == Inflow.end()) {
+      // A parameter no unit passes anything to adds nothing; "other", or
+      // a function no unit defines, is not known to be on the CPU.
+      if (V.starts_with("param\t"))
+        continue;
+      return false;
+    }
+    for (const std::string &In : It->second)
+      if (Seen.insert(In).second)
+        Work.push_back(In);
+  }
+  return SawCPU;
+}
+
+bool ProgramFacts::onCPUEverywhere(llvm::StringRef File,
+                                   unsigned Offset) const {
+  auto It = Deferred.find({File.str(), Offset});
+  return It != Deferred.end() &&
+         llvm::all_of(It->second,
+                      [&](const std::string &V) { return onCPU(V); });
+}
+
+} // namespace clang::tidy::torch::device

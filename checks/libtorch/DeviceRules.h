@@ -1,0 +1,91 @@
+//===- DeviceRules.h - LibTorch's device rules, by name and type ---------===//
+// The LibTorch knowledge DeviceFlow is built on, kept apart from the engine:
+// which types carry a device, which calls are factories and where they
+// allocate, which ops keep or drop dimensions, which mixes of devices ATen
+// accepts, which modules own parameters. Checked against LibTorch 1.13
+// (and the 2.x headers where they differ; see
+// docs/checks/torch-device-mismatch.md). In LibTorch's own terms: what
+// these names mean as device-analysis values is device/DeviceLiterals.h.
+#ifndef TORCH_TIDY_LIBTORCH_DEVICERULES_H
+#define TORCH_TIDY_LIBTORCH_DEVICERULES_H
+
+#include "clang/AST/ASTContext.h"
+#include "clang/AST/ExprCXX.h"
+#include <optional>
+
+namespace clang::tidy::torch::libtorch {
+
+/// What a value of some type tells DeviceFlow.
+enum class Carrier : unsigned char {
+  None,
+  Tensor,        ///< at::Tensor, at::TensorBase
+  Device,        ///< c10::Device
+  DeviceType,    ///< c10::DeviceType (torch::kCUDA)
+  Options,       ///< c10::TensorOptions
+  Module,        ///< a module: holder, shared_ptr / pointer to, or object
+  Example,       ///< torch::data::Example<...> (a data-loader batch)
+  ExampleVector, ///< std::vector<Example<...>> (an unstacked batch)
+};
+
+/// The carrier of \p T, references and cv-qualifiers ignored.
+Carrier carrierOf(QualType T);
+
+/// How a factory function determines its result.
+enum class FactoryKind : unsigned char {
+  None,
+  Sized,    ///< randn(size, options): rank from the `size` argument
+  Like,     ///< zeros_like(x, options): x's device and rank
+  Data,     ///< torch::tensor(data, options): rank from the data
+  FromBlob, ///< from_blob(ptr, sizes, options): wraps existing memory
+  Scalar,   ///< scalar_tensor(s, options): 0-dim
+  Vector,   ///< arange, linspace, randperm, windows: 1-dim
+  Matrix,   ///< eye, tril_indices, triu_indices: 2-dim
+};
+
+/// The factory kind of an at:: or torch:: function, or None.
+FactoryKind factoryKind(const FunctionDecl *FD);
+
+/// The braced list an argument is built from (`{a, b}` passed as a
+/// TensorList, an IntArrayRef, a std::vector), or null.
+const InitListExpr *initListOf(const Expr *E);
+
+/// Reductions that give a 0-dim tensor when no dimension is passed:
+/// sum, mean, max, norm, all, ... and dot products.
+bool isFullReduction(StringRef Name);
+
+/// Ops whose result has their first tensor's rank: elementwise unary ops,
+/// conversions, in-place ops (trailing '_').
+bool keepsRank(StringRef Name);
+
+/// Elementwise binary ops whose result has the broadcast rank.
+bool isBroadcastingOp(StringRef Name);
+
+/// Ops taking several tensors that do not require them on one device, or
+/// where we are not sure they do: copies (copy_, to, type_as), ops that
+/// read only the other's shape or dtype (expand_as, view_as, *_like, new_*),
+/// index ops (CPU index tensors are allowed), CPU-only length arguments
+/// (pack_padded_sequence, ctc_loss, tensor_split), backward and hooks.
+bool isDeviceMixAllowed(StringRef Name);
+
+/// True for `torch::cuda::is_available()` and
+/// `torch::cuda::device_count() > 0` (also negated, with '!').
+/// \p Negated tells which branch is the CUDA one.
+bool isCudaAvailabilityTest(const Expr *Cond, bool &Negated);
+
+/// The module class behind a module-carrier type: the Impl of a holder,
+/// the pointee of a shared_ptr or pointer, or the class itself.
+const CXXRecordDecl *moduleClassOf(QualType T);
+
+/// True for modules that own parameters or buffers, so that their device
+/// matters to their inputs: the torch::nn layers with weights (Linear,
+/// Conv*, BatchNorm*, Embedding, LSTM, ...), Sequential and other
+/// containers, and user-defined modules with tensor or submodule members or
+/// register_* calls in their constructors.
+bool moduleHasParameters(const CXXRecordDecl *ModuleClass);
+
+/// True for loss modules (torch::nn::MSELoss, CrossEntropyLoss, ...).
+bool isLossModule(const CXXRecordDecl *ModuleClass);
+
+} // namespace clang::tidy::torch::libtorch
+
+#endif // TORCH_TIDY_LIBTORCH_DEVICERULES_H

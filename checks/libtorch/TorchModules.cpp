@@ -1,0 +1,247 @@
+//===- TorchModules.cpp - modules and optimizers --------------------------===//
+#include "libtorch/TorchModules.h"
+#include "ast/ASTHelpers.h"
+#include "libtorch/TorchTypes.h"
+#include "clang/AST/DeclTemplate.h"
+#include "clang/Basic/SourceManager.h"
+
+namespace clang::tidy::torch::libtorch {
+
+bool isModuleClass(const CXXRecordDecl *RD) {
+  return isOrDerivesFrom(RD, "torch::nn::Module");
+}
+
+bool isForwardableModuleClass(const CXXRecordDecl *RD) {
+  return isOrDerivesFrom(RD, "torch::nn::Module") ||
+         isOrDerivesFrom(RD, "torch::nn::ModuleHolder") ||
+         isOrDerivesFrom(RD, "torch::nn::AnyModule") ||
+         isOrDerivesFrom(RD, "torch::jit::Module");
+}
+
+bool isOptimizerClass(const CXXRecordDecl *RD) {
+  return isOrDerivesFrom(RD, "torch::optim::Optimizer");
+}
+
+MemberKind moduleMemberKind(QualType T) {
+  if (T.isNull() || T->isReferenceType())
+    return MemberKind::None;
+  if (isTensorType(T))
+    return MemberKind::Tensor;
+  const CXXRecordDecl *RD = T->getAsCXXRecordDecl();
+  if (!RD)
+    return MemberKind::None;
+  if (isOrDerivesFrom(RD, "torch::nn::ModuleHolder"))
+    return MemberKind::Holder;
+  if (const auto *Spec = dyn_cast<ClassTemplateSpecializationDecl>(RD))
+    if (Spec->getQualifiedNameAsString() == "std::shared_ptr" &&
+        Spec->getTemplateArgs().size() >= 1 &&
+        Spec->getTemplateArgs()[0].getKind() == TemplateArgument::Type &&
+        isModuleClass(
+            Spec->getTemplateArgs()[0].getAsType()->getAsCXXRecordDecl()))
+      return MemberKind::SharedPtr;
+  return MemberKind::None;
+}
+
+const CXXMemberCallExpr *asRegisterCall(const Expr *E) {
+  const auto *Call =
+      dyn_cast_or_null<CXXMemberCallExpr>(ast::stripCopiesAndConversions(E));
+  if (!Call || !Call->getMethodDecl())
+    return nullptr;
+  const CXXMethodDecl *M = Call->getMethodDecl();
+  if (!M->getDeclName().isIdentifier() || !isModuleClass(M->getParent()))
+    return nullptr;
+  StringRef N = M->getName();
+  if (N == "register_module" || N == "register_parameter" ||
+      N == "register_buffer" || N == "replace_module")
+    return Call;
+  return nullptr;
+}
+
+static bool isSmartPointer(QualType T) {
+  const CXXRecordDecl *RD = T.getNonReferenceType()->getAsCXXRecordDecl();
+  if (!RD)
+    return false;
+  std::string N = RD->getQualifiedNameAsString();
+  return N == "std::shared_ptr" || N == "std::unique_ptr" ||
+         isOrDerivesFrom(RD, "torch::nn::ModuleHolder");
+}
+
+ModuleRef moduleRoot(const Expr *E) {
+  ModuleRef R;
+  while (E) {
+    E = ast::stripImplicit(E);
+    if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(E)) {
+      if ((Op->getOperator() == OO_Arrow || Op->getOperator() == OO_Star) &&
+          Op->getNumArgs() == 1) {
+        E = Op->getArg(0);
+        continue;
+      }
+      return ModuleRef();
+    }
+    if (const auto *MC = dyn_cast<CXXMemberCallExpr>(E)) {
+      const CXXMethodDecl *M = MC->getMethodDecl();
+      if (M && M->getDeclName().isIdentifier() && MC->getNumArgs() == 0 &&
+          (((M->getName() == "ptr" || M->getName() == "get") &&
+            isSmartPointer(MC->getImplicitObjectArgument()->getType())) ||
+           (M->getName() == "as" && isModuleClass(M->getParent())))) {
+        E = MC->getImplicitObjectArgument();
+        continue;
+      }
+      return ModuleRef();
+    }
+    if (const auto *UO = dyn_cast<UnaryOperator>(E)) {
+      if (UO->getOpcode() != UO_Deref)
+        return ModuleRef();
+      E = UO->getSubExpr();
+      continue;
+    }
+    if (const auto *ME = dyn_cast<MemberExpr>(E)) {
+      const auto *FD = dyn_cast<FieldDecl>(ME->getMemberDecl());
+      if (!FD)
+        return ModuleRef();
+      if (isa<CXXThisExpr>(ast::stripImplicit(ME->getBase()))) {
+        R.Root = FD;
+        return R;
+      }
+      R.Member = FD;
+      E = ME->getBase();
+      continue;
+    }
+    if (const auto *DRE = dyn_cast<DeclRefExpr>(E)) {
+      if (!isa<VarDecl>(DRE->getDecl()))
+        return ModuleRef();
+      R.Root = DRE->getDecl();
+      return R;
+    }
+    return ModuleRef();
+  }
+  return ModuleRef();
+}
+
+ModuleRef parametersReceiver(const CXXMemberCallExpr *Call) {
+  const CXXMethodDecl *M = Call ? Call->getMethodDecl() : nullptr;
+  if (!M || !M->getDeclName().isIdentifier() ||
+      (M->getName() != "parameters" && M->getName() != "named_parameters") ||
+      !isModuleClass(M->getParent()))
+    return ModuleRef();
+  return moduleRoot(Call->getImplicitObjectArgument());
+}
+
+const Expr *optimizerConstruction(const Expr *E) {
+  E = ast::stripImplicit(E);
+  if (const auto *New = dyn_cast_or_null<CXXNewExpr>(E))
+    E = New->getConstructExpr();
+  if (!E)
+    return nullptr;
+  if (const auto *CE = dyn_cast<CXXConstructExpr>(E)) {
+    if (isOptimizerClass(CE->getConstructor()->getParent()) &&
+        !CE->getConstructor()->isCopyOrMoveConstructor())
+      return CE;
+    // A pointer constructed from `new Optimizer(...)` or make_unique.
+    if (CE->getNumArgs() == 1)
+      return optimizerConstruction(CE->getArg(0));
+    return nullptr;
+  }
+  if (const auto *Call = dyn_cast<CallExpr>(E)) {
+    const FunctionDecl *F = Call->getDirectCallee();
+    if (!F || !F->getDeclName().isIdentifier())
+      return nullptr;
+    StringRef N = F->getName();
+    if (N != "make_shared" && N != "make_unique")
+      return nullptr;
+    const TemplateArgumentList *Args = F->getTemplateSpecializationArgs();
+    if (Args && Args->size() >= 1 &&
+        Args->get(0).getKind() == TemplateArgument::Type &&
+        isOptimizerClass(Args->get(0).getAsType()->getAsCXXRecordDecl()))
+      return Call;
+  }
+  return nullptr;
+}
+
+namespace {
+/// Collects the registrations made in one class's code.
+class RegistrationCollector {
+public:
+  RegistrationCollector(const CXXRecordDecl *RD, ModuleRegistrations &Out)
+      : RD(RD), Out(Out) {}
+
+  void add(const FieldDecl *FD, const CXXMemberCallExpr *Call) {
+    if (!FD || FD->getParent() != RD || !Call)
+      return;
+    Registration Reg;
+    Reg.Method = Call->getMethodDecl()->getName();
+    if (Call->getNumArgs() > 0)
+      if (const auto *Lit = dyn_cast<StringLiteral>(
+              ast::stripCopiesAndConversions(Call->getArg(0))))
+        Reg.Name = Lit->getString().str();
+    Out.Fields.try_emplace(FD, Reg);
+  }
+
+  void walk(const Stmt *S) {
+    if (!S)
+      return;
+    if (const auto *E = dyn_cast<Expr>(S)) {
+      auto [LHS, RHS] = ast::asAssignment(E);
+      if (LHS)
+        add(ast::thisField(LHS), asRegisterCall(RHS));
+      if (const CXXMemberCallExpr *Call = asRegisterCall(E);
+          Call && Call->getNumArgs() >= 2) {
+        // register_module("fc", fc), or register_module("fc", fc = ...).
+        const Expr *Arg = ast::stripCopiesAndConversions(Call->getArg(1));
+        if (const Expr *L = ast::asAssignment(Arg).first)
+          Arg = L;
+        add(ast::thisField(Arg), Call);
+      }
+    }
+    if (const auto *Lambda = dyn_cast<LambdaExpr>(S)) {
+      walk(Lambda->getBody());
+      return;
+    }
+    for (const Stmt *Child : S->children())
+      walk(Child);
+  }
+
+private:
+  const CXXRecordDecl *RD;
+  ModuleRegistrations &Out;
+};
+} // namespace
+
+ModuleRegistrations analyzeRegistrations(const CXXRecordDecl *RD,
+                                         const SourceManager &SM) {
+  ModuleRegistrations Out;
+  if (!RD || !RD->hasDefinition())
+    return Out.Complete = false, Out;
+  RD = RD->getDefinition();
+  if (SM.isInSystemHeader(RD->getLocation()))
+    Out.Complete = false;
+  RegistrationCollector C(RD, Out);
+  for (const CXXMethodDecl *M : RD->methods()) {
+    const FunctionDecl *Def = nullptr;
+    if (!M->hasBody(Def)) {
+      bool Ctor = isa<CXXConstructorDecl>(M);
+      bool Reset = M->getDeclName().isIdentifier() && M->getName() == "reset";
+      if ((Ctor || Reset) && !M->isImplicit() && !M->isDefaulted() &&
+          !M->isDeleted() && !M->isPureVirtual())
+        Out.Complete = false;
+      continue;
+    }
+    if (const auto *Ctor = dyn_cast<CXXConstructorDecl>(Def))
+      for (const CXXCtorInitializer *Init : Ctor->inits()) {
+        if (!Init->isWritten())
+          continue;
+        if (Init->isMemberInitializer())
+          C.add(Init->getMember(), asRegisterCall(Init->getInit()));
+        C.walk(Init->getInit());
+      }
+    C.walk(Def->getBody());
+  }
+  for (const FieldDecl *FD : RD->fields())
+    if (const Expr *Init = FD->getInClassInitializer()) {
+      C.add(FD, asRegisterCall(Init));
+      C.walk(Init);
+    }
+  return Out;
+}
+
+} // namespace clang::tidy::torch::libtorch

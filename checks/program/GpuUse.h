@@ -1,0 +1,33 @@
+//===- GpuUse.h - can this translation unit use a GPU at all? ----*- C++
+//-*-===//
+//
+// Answers: is this translation unit a whole program (it defines main())
+// whose code never names a GPU nor takes a device from elsewhere? Then every
+// tensor it makes stays on the CPU, and a "sync" there waits for nothing
+// (CPU-only tutorials, examples without a device). A file without main()
+// may be called with tensors on a GPU, so it may use one. It names one with a
+// non-CPU torch::DeviceType
+// (`torch::kCUDA`), `.cuda()`, a torch::cuda / at::cuda / c10::cuda call, or
+// a string that names a device ("cuda:0", "mps"); it takes one from
+// elsewhere with a parameter or member of type torch::Device or
+// TensorOptions, or with a call of a function of the program's that is
+// defined in another file and takes or returns tensors or modules (not a
+// module's method: it computes on the module's device, decided here). Computed
+// once per translation unit, on first request.
+//
+//===----------------------------------------------------------------------===//
+#ifndef TORCH_TIDY_PROGRAM_GPUUSE_H
+#define TORCH_TIDY_PROGRAM_GPUUSE_H
+
+#include "clang/AST/ASTContext.h"
+
+namespace clang::tidy::torch::program {
+
+/// False when the translation unit is a program that can only run on the
+/// CPU (see above).
+bool mayUseGPU(ASTContext &Ctx);
+void clearGpuUseCache();
+
+} // namespace clang::tidy::torch::program
+
+#endif // TORCH_TIDY_PROGRAM_GPUUSE_H

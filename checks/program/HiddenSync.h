@@ -1,0 +1,28 @@
+//===- HiddenSync.h - a host-device wait inside the user's function ------===//
+// Answers: does calling this function of the user's make the host wait for
+// the device somewhere inside it (libtorch/HostSync.h's operations), and
+// where? torch-sync-in-loop reports such a call in a hot loop, with a note
+// at the wait.
+#ifndef TORCH_TIDY_PROGRAM_HIDDENSYNC_H
+#define TORCH_TIDY_PROGRAM_HIDDENSYNC_H
+
+#include "clang/AST/ASTContext.h"
+#include "clang/AST/Expr.h"
+
+namespace clang::tidy::torch::program {
+
+/// The synchronizing call hidden in \p FD: in its body, or in the body of a
+/// function it calls, up to three bodies deep (a loss tracker that calls
+/// `.item()`, `torch::nn::utils::clip_grad_norm_`, whose result is read with
+/// `.item()`, and its overloads that forward to it). Bodies of Tensor
+/// methods, of at::/c10:: functions and of std:: are not entered; lambdas
+/// are not entered, nor the loops of a function that runs once per step
+/// (HotLoops.h: those loops are hot and report their own syncs). Null when
+/// there is none. Cached per declaration until clearHiddenSyncCache()
+/// (thread-local).
+const CallExpr *hiddenSync(const FunctionDecl *FD, ASTContext &Ctx);
+void clearHiddenSyncCache();
+
+} // namespace clang::tidy::torch::program
+
+#endif // TORCH_TIDY_PROGRAM_HIDDENSYNC_H

@@ -1,0 +1,215 @@
+//===- HostEvents.cpp - what a function's host code does, in order -------===//
+#include "program/HostEvents.h"
+#include "ast/ASTHelpers.h"
+#include "device/DeviceFlow.h"
+#include "libtorch/DeviceRules.h"
+#include "libtorch/HostSync.h"
+#include "libtorch/TorchTypes.h"
+#include "clang/AST/DeclCXX.h"
+#include "clang/AST/ExprCXX.h"
+#include "llvm/ADT/StringSet.h"
+
+namespace clang::tidy::torch::program {
+
+namespace {
+struct Collector {
+  std::vector<HostEvent> Events;
+  llvm::SmallVector<const Stmt *, 32> Stack;
+
+  /// The key of one side of a subtraction.
+  static const void *key(const Expr *E) {
+    E = ast::stripImplicit(E);
+    if (isa<CallExpr>(E) && !isa<CXXOperatorCallExpr>(E))
+      return E;
+    return ast::rootVariable(E);
+  }
+
+  static bool isWrapper(const Stmt *S) {
+    return isa<ImplicitCastExpr, MaterializeTemporaryExpr, CXXBindTemporaryExpr,
+               ExprWithCleanups, ParenExpr, CXXFunctionalCastExpr,
+               CStyleCastExpr, CXXStaticCastExpr>(S) ||
+           (isa<CXXConstructExpr>(S) &&
+            cast<CXXConstructExpr>(S)->getNumArgs() == 1);
+  }
+
+  /// Where the value of the node on top of the stack's child goes.
+  const ValueDecl *storedIn(const Stmt *Child) const {
+    for (size_t I = Stack.size(); I-- > 0;) {
+      const Stmt *P = Stack[I];
+      if (isWrapper(P)) {
+        Child = P;
+        continue;
+      }
+      if (const auto *DS = dyn_cast<DeclStmt>(P))
+        return DS->isSingleDecl() ? dyn_cast<VarDecl>(DS->getSingleDecl())
+                                  : nullptr;
+      auto [LHS, RHS] = ast::asAssignment(P);
+      return LHS && RHS == Child ? ast::rootVariable(LHS) : nullptr;
+    }
+    return nullptr;
+  }
+
+  /// The statement around the top of the stack's child that sits directly
+  /// in a block, if only expressions and a declaration lie between.
+  const Stmt *statementInBlock(const Stmt *Child) const {
+    for (size_t I = Stack.size(); I-- > 0;) {
+      const Stmt *P = Stack[I];
+      if (isa<CompoundStmt>(P))
+        return Child;
+      if (!isa<Expr>(P) && !isa<DeclStmt>(P))
+        return nullptr;
+      Child = P;
+    }
+    return nullptr;
+  }
+
+  void visit(const Stmt *S) {
+    if (!S || isa<LambdaExpr>(S))
+      return;
+    Stack.push_back(S);
+    for (const Stmt *Child : S->children())
+      visit(Child);
+    Stack.pop_back();
+
+    HostEvent E;
+    auto [LHS, RHS] = ast::asAssignment(S);
+    if (LHS) {
+      E.Assigned = ast::rootVariable(LHS);
+      E.AssignedValue = ast::stripCopiesAndMoves(RHS);
+    }
+    const auto *Op = dyn_cast<CXXOperatorCallExpr>(S);
+    if (const auto *Call = dyn_cast<CallExpr>(S);
+        Call && !(Op && Op->getOperator() == OO_Equal)) {
+      E.Call = Call;
+      E.Statement = statementInBlock(S);
+      E.StoredIn = storedIn(S);
+    }
+    const Expr *A = nullptr, *B = nullptr;
+    if (const auto *BO = dyn_cast<BinaryOperator>(S);
+        BO && BO->getOpcode() == BO_Sub) {
+      A = BO->getLHS();
+      B = BO->getRHS();
+    } else if (Op && Op->getOperator() == OO_Minus && Op->getNumArgs() == 2) {
+      A = Op->getArg(0);
+      B = Op->getArg(1);
+    }
+    if (A) {
+      const void *KA = key(A), *KB = key(B);
+      if (KA && KB)
+        E.Subtraction = std::make_pair(KA, KB);
+    }
+    if (E.Call || E.Assigned || E.Subtraction)
+      Events.push_back(E);
+  }
+};
+} // namespace
+
+std::vector<HostEvent> hostEvents(const Stmt *Body) {
+  Collector C;
+  C.visit(Body);
+  return std::move(C.Events);
+}
+
+bool launchesNoKernel(StringRef TensorMethod) {
+  static const llvm::StringSet<> Names = {
+      // metadata
+      "sizes", "size", "dim", "ndimension", "numel", "dtype", "scalar_type",
+      "options", "device", "get_device", "is_pinned", "defined", "strides",
+      "stride", "is_cuda", "is_cpu", "layout", "is_contiguous", "element_size",
+      "nbytes", "itemsize", "requires_grad", "storage_offset",
+      "is_floating_point", "is_complex", "names", "has_names", "name",
+      "use_count", "is_same", "is_leaf", "grad_fn", "sym_sizes", "sym_numel",
+      // views
+      "view", "view_as", "select", "narrow", "slice", "squeeze", "unsqueeze",
+      "t", "transpose", "permute", "detach", "expand", "expand_as", "alias",
+      "as_strided", "grad", "unfold", "diagonal", "split", "chunk", "unbind"};
+  return Names.contains(TensorMethod);
+}
+
+device::DeviceValue workDevice(const CallExpr *Call,
+                               const device::DeviceFlow &Flow) {
+  const auto *MC = dyn_cast<CXXMemberCallExpr>(Call);
+  const CXXMethodDecl *MD = MC ? MC->getMethodDecl() : nullptr;
+  if (MD && MD->getIdentifier() && libtorch::isTensorRecord(MD->getParent()) &&
+      launchesNoKernel(MD->getName()))
+    return device::DeviceValue::unknown();
+  if (libtorch::carrierOf(Call->getType()) == libtorch::Carrier::Tensor)
+    if (device::DeviceValue V = Flow.deviceOf(Call); V.isDeviceSide())
+      return V;
+  if (MC) {
+    const Expr *R = MC->getImplicitObjectArgument();
+    libtorch::Carrier C = libtorch::carrierOf(R->getType());
+    if (C == libtorch::Carrier::Tensor || C == libtorch::Carrier::Module)
+      if (device::DeviceValue V = Flow.deviceOf(R); V.isDeviceSide())
+        return V;
+  }
+  return device::DeviceValue::unknown();
+}
+
+/// The tensor a waiting operation reads: its receiver, else its first
+/// tensor argument.
+static const Expr *readTensor(const CallExpr *Call) {
+  if (const auto *MC = dyn_cast<CXXMemberCallExpr>(Call))
+    return MC->getImplicitObjectArgument();
+  for (const Expr *A : Call->arguments())
+    if (libtorch::isTensorType(A->getType()))
+      return A;
+  return nullptr;
+}
+
+HostCallKind classifyHostCall(const CallExpr *Call,
+                              const device::DeviceFlow &Flow, ASTContext &Ctx) {
+  if (const libtorch::SyncOperation *Op =
+          libtorch::syncOperationOf(Call, true, Ctx)) {
+    const Expr *Read = readTensor(Call);
+    return Op->Wait == libtorch::SyncWait::AllWork || !Read ||
+                   !Flow.isOnCPU(Read)
+               ? HostCallKind::MayWait
+               : HostCallKind::Other;
+  }
+  if (workDevice(Call, Flow).isDeviceSide())
+    return HostCallKind::DeviceWork;
+  const FunctionDecl *FD = Call->getDirectCallee();
+  if (!FD)
+    return HostCallKind::MayWait;
+  const SourceManager &SM = Ctx.getSourceManager();
+  if (libtorch::isLibTorchDecl(FD) ||
+      libtorch::outermostNamespace(FD) == "std" ||
+      SM.isInSystemHeader(SM.getExpansionLoc(FD->getLocation())))
+    return HostCallKind::Other;
+  if (const auto *MD = dyn_cast<CXXMethodDecl>(FD))
+    if (libtorch::isOrDerivesFrom(MD->getParent(), "torch::nn::Module"))
+      return HostCallKind::Other;
+  return HostCallKind::MayWait;
+}
+
+static const StringRef ClockFunctions[] = {"now",           "clock",
+                                           "gettimeofday",  "clock_gettime",
+                                           "omp_get_wtime", "MPI_Wtime"};
+
+llvm::ArrayRef<StringRef> clockFunctions() { return ClockFunctions; }
+
+bool isClockRead(const CallExpr *Call) {
+  const FunctionDecl *FD = Call->getDirectCallee();
+  if (!FD || !FD->getIdentifier())
+    return false;
+  StringRef Name = FD->getName();
+  if (const auto *MD = dyn_cast<CXXMethodDecl>(FD))
+    return Name == "now" && MD->isStatic() &&
+           libtorch::outermostNamespace(MD) == "std" &&
+           MD->getParent()->getName().ends_with("_clock");
+  bool CFunction =
+      FD->getDeclContext()->getRedeclContext()->isTranslationUnit() ||
+      libtorch::outermostNamespace(FD) == "std";
+  return CFunction && Name != "now" && llvm::is_contained(ClockFunctions, Name);
+}
+
+bool readsClock(const Stmt *S) {
+  if (!S || isa<LambdaExpr>(S))
+    return false;
+  if (const auto *Call = dyn_cast<CallExpr>(S); Call && isClockRead(Call))
+    return true;
+  return llvm::any_of(S->children(), readsClock);
+}
+
+} // namespace clang::tidy::torch::program

@@ -1,0 +1,89 @@
+//===- HostEvents.h - what a function's host code does, in order -*- C++
+//-*-===//
+//
+// Answers, for one function body read in evaluation order (children before
+// parents, statements in source order, lambdas not entered): which calls does
+// the host make, where is each result stored, which values are subtracted
+// from each other, which variables are reassigned; and for a call, does it
+// queue device work, may it wait for the device, or neither. Used by the
+// checks about missing waits: torch-unsynchronized-timing (a clock read with
+// work still queued) and torch-async-copy-read (a host read of a copy still
+// in flight).
+//
+// Control flow is flattened to source order: a wait in one branch of an `if`
+// counts for what follows, and a loop is read once. Calls to functions whose
+// effect is unknown (user functions outside LibTorch, indirect calls) count
+// as possible waits, so that a helper that synchronises is not missed.
+//
+//===----------------------------------------------------------------------===//
+#ifndef TORCH_TIDY_PROGRAM_HOSTEVENTS_H
+#define TORCH_TIDY_PROGRAM_HOSTEVENTS_H
+
+#include "device/DeviceFacts.h"
+#include "clang/AST/ASTContext.h"
+#include "clang/AST/Expr.h"
+#include <optional>
+#include <utility>
+#include <vector>
+
+namespace clang::tidy::torch::device {
+class DeviceFlow;
+} // namespace clang::tidy::torch::device
+
+namespace clang::tidy::torch::program {
+
+/// One step of the host code.
+struct HostEvent {
+  /// A call (also an overloaded operator other than '='), or null.
+  const CallExpr *Call = nullptr;
+  /// The call's statement when it sits directly in a block as an
+  /// expression or declaration statement, so that a statement can be
+  /// inserted before it; else null.
+  const Stmt *Statement = nullptr;
+  /// The variable the call's result initialises or is assigned to.
+  const ValueDecl *StoredIn = nullptr;
+  /// A variable assigned here (`h = ...`), call or not, and the value
+  /// assigned (without implicit nodes).
+  const ValueDecl *Assigned = nullptr;
+  const Expr *AssignedValue = nullptr;
+  /// For `A - B`: keys of both sides, each a call (a CallExpr) or the
+  /// variable an operand is rooted in (a ValueDecl).
+  std::optional<std::pair<const void *, const void *>> Subtraction;
+};
+
+/// The events of \p Body in evaluation order.
+std::vector<HostEvent> hostEvents(const Stmt *Body);
+
+enum class HostCallKind : unsigned char {
+  DeviceWork, ///< queues work on a device (a tensor op on the GPU, a copy)
+  MayWait,    ///< waits for the device, or may (an unknown function)
+  Other,      ///< neither: CPU work, metadata, the standard library
+};
+
+/// What \p Call does to the device, as far as \p Flow knows.
+HostCallKind classifyHostCall(const CallExpr *Call,
+                              const device::DeviceFlow &Flow, ASTContext &Ctx);
+
+/// The device \p Call queues work on: its tensor result's, else its tensor
+/// or module receiver's; Unknown when neither is on a device.
+device::DeviceValue workDevice(const CallExpr *Call,
+                               const device::DeviceFlow &Flow);
+
+/// Tensor methods that launch no kernel: metadata (sizes, dtype, device,
+/// ...) and views (view, select, detach, ...).
+bool launchesNoKernel(StringRef TensorMethod);
+
+/// The names of the host clocks isClockRead knows, for a matcher's
+/// hasAnyName.
+llvm::ArrayRef<StringRef> clockFunctions();
+
+/// True for a read of a host clock: std::chrono::*_clock::now(), clock(),
+/// gettimeofday, clock_gettime, omp_get_wtime, MPI_Wtime.
+bool isClockRead(const CallExpr *Call);
+
+/// True when \p S reads a host clock (not counting lambdas defined in it).
+bool readsClock(const Stmt *S);
+
+} // namespace clang::tidy::torch::program
+
+#endif // TORCH_TIDY_PROGRAM_HOSTEVENTS_H

@@ -1,0 +1,479 @@
+//===- HotLoops.cpp - loops that run once per step ---------------------===//
+#include "program/HotLoops.h"
+#include "ast/ASTHelpers.h"
+#include "device/DeviceFlow.h"
+#include "libtorch/DeviceRules.h"
+#include "libtorch/TorchModules.h"
+#include "libtorch/TorchTypes.h"
+#include "clang/AST/DeclCXX.h"
+#include "clang/AST/ExprCXX.h"
+#include "clang/AST/StmtCXX.h"
+#include "llvm/ADT/DenseMap.h"
+#include <array>
+#include <deque>
+
+namespace clang::tidy::torch::program {
+
+StringRef HotMarker::loopKind() const {
+  switch (Kind) {
+  case HotMarkerKind::Backward:
+  case HotMarkerKind::OptimizerStep:
+    return "training";
+  case HotMarkerKind::Forward:
+    return Loss ? "loss-computing" : "inference";
+  case HotMarkerKind::DataLoader:
+    return "data-loading";
+  default:
+    return "";
+  }
+}
+
+std::string HotMarker::loopName() const {
+  switch (Kind) {
+  case HotMarkerKind::InForward:
+  case HotMarkerKind::CalledPerStep:
+    return "this loop in '" + Name + "'";
+  case HotMarkerKind::PerElement:
+    return Name.empty() ? "this loop over a tensor's elements"
+                        : "this loop over '" + Name + "'";
+  default:
+    return ("this " + loopKind() + " loop").str();
+  }
+}
+
+SourceLocation HotMarker::location() const {
+  return E         ? E->getExprLoc()
+         : Forward ? Forward->getLocation()
+                   : SourceLocation();
+}
+
+std::string HotMarker::describe() const {
+  switch (Kind) {
+  case HotMarkerKind::Backward:
+  case HotMarkerKind::OptimizerStep:
+    if (!Via.empty())
+      return "this loop runs a training step: '" + Via + "' calls '" + Name +
+             "'";
+    return "this loop runs a training step: '" + Name + "' is called here";
+  case HotMarkerKind::Forward:
+    if (!Via.empty())
+      return "this loop runs the model: '" + Via + "' calls it";
+    if (Loss)
+      return "this loop computes a loss: the loss module is called here";
+    if (Name == "operator()")
+      return "this loop runs the model: the module is called here";
+    return "this loop runs the model: '" + Name + "' is called here";
+  case HotMarkerKind::DataLoader:
+    return "this loop fetches a batch from a data loader on every iteration";
+  case HotMarkerKind::InForward:
+    return "'" + Name + "' runs on every call of the module";
+  case HotMarkerKind::CalledPerStep:
+    return "'" + Name + "' is called here " + Why;
+  case HotMarkerKind::PerElement:
+    return "this loop runs once per element of " +
+           (Name.empty() ? std::string("the tensor") : "'" + Name + "'");
+  }
+  return "";
+}
+
+/// True when \p Object (a module, or a pointer to one) is a loss: one of
+/// LibTorch's (DeviceRules), or a class of the user's named like one
+/// (`YoloLoss`).
+static bool isLossObject(const Expr *Object) {
+  const CXXRecordDecl *RD =
+      Object ? libtorch::moduleClassOf(Object->IgnoreImpCasts()->getType())
+             : nullptr;
+  return RD && (libtorch::isLossModule(RD) ||
+                (RD->getIdentifier() && (RD->getName().ends_with("Loss") ||
+                                         RD->getName().ends_with("LossImpl"))));
+}
+
+/// If \p E is itself a hot marker, describes it.
+static HotMarker asHotMarker(const Expr *E) {
+  HotMarker M;
+  const auto *Call = dyn_cast_or_null<CallExpr>(E);
+  if (!Call)
+    return M;
+  const auto *FD = dyn_cast_or_null<FunctionDecl>(Call->getCalleeDecl());
+  if (!FD)
+    return M;
+  auto Found = [&](HotMarkerKind K, std::string Name) {
+    M.E = E;
+    M.Kind = K;
+    M.Name = std::move(Name);
+    return M;
+  };
+  if (const auto *MD = dyn_cast<CXXMethodDecl>(FD)) {
+    const CXXRecordDecl *RD = MD->getParent();
+    if (MD->getOverloadedOperator() == OO_Call) {
+      if (!libtorch::isForwardableModuleClass(RD))
+        return M;
+      Found(HotMarkerKind::Forward, "operator()");
+      if (isa<CXXOperatorCallExpr>(Call))
+        M.Loss = isLossObject(Call->getArg(0));
+      return M;
+    }
+    if (!MD->getDeclName().isIdentifier())
+      return M;
+    StringRef Name = MD->getName();
+    if (Name == "backward" && libtorch::isTensorRecord(RD))
+      return Found(HotMarkerKind::Backward, "backward");
+    if ((Name == "step" || Name == "zero_grad") &&
+        libtorch::isOptimizerClass(RD))
+      return Found(HotMarkerKind::OptimizerStep, Name.str());
+    // A method of the user's own module that yields tensors (an agent's
+    // `act(obs)`, a model's `sample()`) runs the model too.
+    bool UserModuleMethod =
+        !MD->isStatic() && libtorch::isModuleClass(RD) &&
+        !FD->getASTContext().getSourceManager().isInSystemHeader(
+            MD->getLocation()) &&
+        libtorch::holdsTensors(MD->getReturnType());
+    if (((Name == "forward" || Name == "any_forward") &&
+         libtorch::isForwardableModuleClass(RD)) ||
+        UserModuleMethod) {
+      Found(HotMarkerKind::Forward, Name.str());
+      if (const auto *MC = dyn_cast<CXXMemberCallExpr>(Call))
+        M.Loss = isLossObject(MC->getImplicitObjectArgument());
+      return M;
+    }
+    return M;
+  }
+  if (!FD->getDeclName().isIdentifier())
+    return M;
+  StringRef Name = FD->getName();
+  if ((Name == "backward" || Name == "grad") &&
+      FD->getQualifiedNameAsString() == ("torch::autograd::" + Name).str())
+    return Found(HotMarkerKind::Backward, "torch::autograd::" + Name.str());
+  return M;
+}
+
+/// The data loader \p Loop iterates over, if it is a range-for over one.
+static const Expr *dataLoaderRange(const Stmt *Loop) {
+  const auto *R = dyn_cast<CXXForRangeStmt>(Loop);
+  if (!R || !R->getRangeInit())
+    return nullptr;
+  QualType T = R->getRangeInit()->getType().getNonReferenceType();
+  return libtorch::isOrDerivesFrom(T->getAsCXXRecordDecl(),
+                                   "torch::data::DataLoaderBase")
+             ? R->getRangeInit()
+             : nullptr;
+}
+
+/// The definition of a function of the user's code that \p Call runs
+/// (not a lambda's), if its body can be read.
+static const FunctionDecl *userCallee(const CallExpr *Call) {
+  const FunctionDecl *FD = Call ? Call->getDirectCallee() : nullptr;
+  const FunctionDecl *Def = nullptr;
+  if (!FD || !FD->hasBody(Def) || Def->isDependentContext() ||
+      Def->getASTContext().getSourceManager().isInSystemHeader(
+          Def->getLocation()))
+    return nullptr;
+  if (const auto *MD = dyn_cast<CXXMethodDecl>(Def))
+    if (MD->getParent()->isLambda())
+      return nullptr;
+  return Def;
+}
+
+static bool searchMarkers(const Stmt *S, HotMarker (&First)[4], unsigned Depth);
+
+namespace {
+/// (function, calls still allowed) -> the markers its body runs once per
+/// call, outside its loops: a training-step helper.
+thread_local llvm::DenseMap<std::pair<const FunctionDecl *, unsigned>,
+                            std::array<HotMarker, 4>>
+    HelperMarkers;
+} // namespace
+
+/// The markers that a call of the helper \p Def runs on each call.
+static const std::array<HotMarker, 4> &helperMarkers(const FunctionDecl *Def,
+                                                     unsigned Depth) {
+  auto [It, New] = HelperMarkers.try_emplace({Def, Depth});
+  if (New) {
+    HotMarker Found[4];
+    searchMarkers(Def->getBody(), Found, Depth);
+    auto &Slot = HelperMarkers[{Def, Depth}];
+    for (unsigned I = 0; I < 4; ++I)
+      Slot[I] = std::move(Found[I]);
+    return Slot;
+  }
+  return It->second;
+}
+
+/// Searches \p S, not entering nested loops or lambdas, for the first marker
+/// of each kind, and into the bodies of the user's functions it calls, up
+/// to \p Depth calls deep; stops at a backward pass.
+static bool searchMarkers(const Stmt *S, HotMarker (&First)[4],
+                          unsigned Depth) {
+  if (!S || ast::isLoop(S) || isa<LambdaExpr>(S))
+    return false;
+  if (const auto *E = dyn_cast<Expr>(S)) {
+    HotMarker M = asHotMarker(E);
+    const FunctionDecl *Helper =
+        M || Depth == 0 ? nullptr : userCallee(dyn_cast<CallExpr>(E));
+    if (Helper)
+      for (const HotMarker &Inner : helperMarkers(Helper, Depth - 1))
+        if (Inner) {
+          HotMarker &Slot = First[static_cast<unsigned>(Inner.Kind)];
+          if (!Slot) {
+            Slot = Inner;
+            Slot.E = E;
+            Slot.Via = Helper->getQualifiedNameAsString();
+          }
+        }
+    if (M) {
+      HotMarker &Slot = First[static_cast<unsigned>(M.Kind)];
+      if (!Slot)
+        Slot = std::move(M);
+    }
+    if (First[0])
+      return true;
+  }
+  return llvm::any_of(S->children(), [&](const Stmt *Child) {
+    return searchMarkers(Child, First, Depth);
+  });
+}
+
+/// True if \p S holds a loop (not in a lambda) that runs a training step.
+static bool containsTrainingLoop(const Stmt *S) {
+  if (!S || isa<LambdaExpr>(S))
+    return false;
+  if (ast::isLoop(S)) {
+    HotMarker M = findHotMarker(S);
+    if (M && (M.Kind == HotMarkerKind::Backward ||
+              M.Kind == HotMarkerKind::OptimizerStep))
+      return true;
+  }
+  return llvm::any_of(S->children(), containsTrainingLoop);
+}
+
+HotMarker findHotMarker(const Stmt *Loop) {
+  HotMarker First[4];
+  for (const Stmt *Part : ast::iterationParts(Loop))
+    if (searchMarkers(Part, First, 3))
+      break;
+  if (const Expr *Range = dataLoaderRange(Loop)) {
+    HotMarker &Slot = First[static_cast<unsigned>(HotMarkerKind::DataLoader)];
+    Slot.E = Range;
+    Slot.Kind = HotMarkerKind::DataLoader;
+    Slot.Name = "data loader";
+  }
+  // A loop that only runs the model, around a nested training loop, is an
+  // epoch or update loop: its model call (an evaluation, a bootstrap value)
+  // runs once per epoch.
+  bool OnlyForward = First[static_cast<unsigned>(HotMarkerKind::Forward)] &&
+                     !First[0] && !First[1] && !First[3];
+  if (OnlyForward &&
+      llvm::any_of(ast::iterationParts(Loop), containsTrainingLoop))
+    return {};
+  // The enumerators are in order of preference.
+  for (HotMarker &M : First)
+    if (M)
+      return std::move(M);
+  return {};
+}
+
+/// The tensor whose size a read in \p E gives (`dets.size(0)`,
+/// `order.numel()`, `t.sizes()[0]`), through one local initialised from
+/// it; \p Depth bounds that.
+static const CXXMemberCallExpr *sizeRead(const Stmt *S, unsigned Depth = 1) {
+  if (!S || isa<LambdaExpr>(S))
+    return nullptr;
+  if (const auto *MC = dyn_cast<CXXMemberCallExpr>(S)) {
+    const CXXMethodDecl *MD = MC->getMethodDecl();
+    if (MD && MD->getIdentifier() &&
+        libtorch::isTensorRecord(MD->getParent()) &&
+        llvm::is_contained({"size", "sizes", "numel", "sym_size", "sym_numel"},
+                           MD->getName()))
+      return MC;
+  }
+  if (const auto *Ref = dyn_cast<DeclRefExpr>(S))
+    if (const auto *VD = dyn_cast<VarDecl>(Ref->getDecl());
+        VD && Depth > 0 && VD->hasLocalStorage() && !isa<ParmVarDecl>(VD))
+      return sizeRead(VD->getInit(), Depth - 1);
+  for (const Stmt *Child : S->children())
+    if (const CXXMemberCallExpr *Found = sizeRead(Child, Depth))
+      return Found;
+  return nullptr;
+}
+
+/// A PerElement marker if \p Loop's condition reads a tensor's size.
+static HotMarker perElementMarker(const Stmt *Loop) {
+  const Stmt *Cond = nullptr;
+  if (const auto *F = dyn_cast<ForStmt>(Loop))
+    Cond = F->getCond();
+  else if (const auto *W = dyn_cast<WhileStmt>(Loop))
+    Cond = W->getCond();
+  else if (const auto *D = dyn_cast<DoStmt>(Loop))
+    Cond = D->getCond();
+  HotMarker M;
+  const CXXMemberCallExpr *Read = sizeRead(Cond);
+  if (!Read)
+    return M;
+  M.E = Read;
+  M.Kind = HotMarkerKind::PerElement;
+  const Expr *Tensor = ast::stripImplicit(Read->getImplicitObjectArgument());
+  if (const auto *Ref = dyn_cast_or_null<DeclRefExpr>(Tensor))
+    M.Name = Ref->getDecl()->getNameAsString();
+  else if (const auto *Member = dyn_cast_or_null<MemberExpr>(Tensor))
+    M.Name = Member->getMemberDecl()->getNameAsString();
+  return M;
+}
+
+namespace {
+/// What hotLoop() and perStepCall() know about one translation unit.
+struct HotLoopState {
+  ASTContext *Ctx = nullptr;
+  /// Canonical declaration -> why it runs once per step.
+  llvm::DenseMap<const FunctionDecl *, HotMarker> PerStep;
+  /// Function -> its loops that are hot (hotLoop()).
+  llvm::DenseMap<const FunctionDecl *, llvm::DenseMap<const Stmt *, HotMarker>>
+      Roots;
+};
+thread_local HotLoopState State;
+
+/// A call that makes its callee run once per step.
+struct PerStepSeed {
+  const CallExpr *Call;
+  std::string Why;
+  unsigned Depth;
+};
+
+/// Appends the calls in \p S (lambdas included) to \p Out.
+void collectCalls(const Stmt *S, const std::string &Why, unsigned Depth,
+                  std::deque<PerStepSeed> &Out) {
+  if (!S)
+    return;
+  if (const auto *Call = dyn_cast<CallExpr>(S))
+    Out.push_back({Call, Why, Depth});
+  if (const auto *Lambda = dyn_cast<LambdaExpr>(S))
+    return collectCalls(Lambda->getBody(), Why, Depth, Out);
+  for (const Stmt *Child : S->children())
+    collectCalls(Child, Why, Depth, Out);
+}
+
+/// "on every iteration of a training loop", for calls in the loop of \p M.
+std::string perIterationWhy(const HotMarker &M) {
+  switch (M.Kind) {
+  case HotMarkerKind::PerElement:
+    return "on every iteration of a loop over " +
+           (M.Name.empty() ? std::string("a tensor") : "'" + M.Name + "'");
+  default:
+    StringRef Kind = M.loopKind();
+    return ("on every iteration of " +
+            StringRef(Kind.starts_with("i") ? "an " : "a ") + Kind + " loop")
+        .str();
+  }
+}
+
+/// Seeds from the loops of \p S that are hot by themselves or per element.
+void seedFromLoops(const Stmt *S, std::deque<PerStepSeed> &Out) {
+  if (!S)
+    return;
+  if (ast::isLoop(S)) {
+    HotMarker M = findHotMarker(S);
+    if (!M)
+      M = perElementMarker(S);
+    if (M)
+      for (const Stmt *Part : ast::iterationParts(S))
+        collectCalls(Part, perIterationWhy(M), 1, Out);
+  }
+  if (const auto *Lambda = dyn_cast<LambdaExpr>(S))
+    return seedFromLoops(Lambda->getBody(), Out);
+  for (const Stmt *Child : S->children())
+    seedFromLoops(Child, Out);
+}
+
+void buildPerStep(ASTContext &Ctx) {
+  State = HotLoopState();
+  State.Ctx = &Ctx;
+  std::deque<PerStepSeed> Work;
+  for (const FunctionDecl *Fn : ast::userFunctionDefinitions(Ctx)) {
+    if (device::DeviceFlow::isModuleForward(Fn))
+      collectCalls(Fn->getBody(),
+                   "on every call of '" + Fn->getQualifiedNameAsString() + "'",
+                   1, Work);
+    seedFromLoops(Fn->getBody(), Work);
+  }
+  // Breadth first: each function keeps the shortest reason.
+  while (!Work.empty()) {
+    PerStepSeed Seed = std::move(Work.front());
+    Work.pop_front();
+    const FunctionDecl *Def = userCallee(Seed.Call);
+    if (!Def || device::DeviceFlow::isModuleForward(Def))
+      continue;
+    auto [It, New] = State.PerStep.try_emplace(Def->getCanonicalDecl());
+    if (!New)
+      continue;
+    HotMarker &M = It->second;
+    M.E = Seed.Call;
+    M.Kind = HotMarkerKind::CalledPerStep;
+    M.Name = Def->getQualifiedNameAsString();
+    M.Why = Seed.Why;
+    if (Seed.Depth < 3)
+      collectCalls(Def->getBody(),
+                   "in '" + M.Name + "', which runs once per step",
+                   Seed.Depth + 1, Work);
+  }
+}
+
+void ensureBuilt(ASTContext &Ctx) {
+  if (State.Ctx != &Ctx)
+    buildPerStep(Ctx);
+}
+
+/// Records the hot loops of \p S (hotLoop()); \p Context is the marker of
+/// the function's place, \p Covered: S is inside a hot loop.
+void collectRoots(const Stmt *S, const HotMarker &Context, bool Covered,
+                  llvm::DenseMap<const Stmt *, HotMarker> &Roots) {
+  if (!S)
+    return;
+  if (ast::isLoop(S)) {
+    HotMarker M = findHotMarker(S);
+    // In forward() or a per-step function, the place names a module call's
+    // loop better than "inference".
+    if (M && M.Kind == HotMarkerKind::Forward && Context)
+      M = Context;
+    if (!M && !Covered)
+      M = Context ? Context : perElementMarker(S);
+    if (M) {
+      Roots[S] = std::move(M);
+      Covered = true;
+    }
+  }
+  if (const auto *Lambda = dyn_cast<LambdaExpr>(S))
+    return collectRoots(Lambda->getBody(), Context, Covered, Roots);
+  for (const Stmt *Child : S->children())
+    collectRoots(Child, Context, Covered, Roots);
+}
+} // namespace
+
+HotMarker perStepCall(const FunctionDecl *Fn, ASTContext &Ctx) {
+  ensureBuilt(Ctx);
+  auto It = State.PerStep.find(Fn->getCanonicalDecl());
+  return It == State.PerStep.end() ? HotMarker() : It->second;
+}
+
+HotMarker hotLoop(const Stmt *Loop, const FunctionDecl *Fn, ASTContext &Ctx) {
+  ensureBuilt(Ctx);
+  auto [It, New] = State.Roots.try_emplace(Fn);
+  if (New) {
+    HotMarker Context;
+    if (device::DeviceFlow::isModuleForward(Fn)) {
+      Context.Kind = HotMarkerKind::InForward;
+      Context.Forward = Fn;
+      Context.Name = Fn->getQualifiedNameAsString();
+    } else {
+      Context = perStepCall(Fn, Ctx);
+    }
+    collectRoots(Fn->getBody(), Context, false, It->second);
+  }
+  auto Root = It->second.find(Loop);
+  return Root == It->second.end() ? HotMarker() : Root->second;
+}
+
+void clearHotLoopCache() {
+  State = HotLoopState();
+  HelperMarkers.clear();
+}
+
+} // namespace clang::tidy::torch::program

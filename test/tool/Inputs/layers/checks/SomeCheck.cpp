@@ -1,0 +1,3 @@
+#include "SomeCheck.h"
+#include "program/Loops.h"
+#include "TorchChecks.inc"

@@ -1,0 +1,2 @@
+#include "libtorch/Names.h"
+#include "TorchCheck.h"

@@ -1,0 +1,2 @@
+#include "ast/Shape.h"
+#include "program/Loops.h"

@@ -1,0 +1,2 @@
+#include "device/Flow.h"
+#include "utils/Old.h"

@@ -1,0 +1,1 @@
+#include "ast/Shape.h"
