@@ -727,7 +727,7 @@ void Batch::collect() {
 /// The findings a unit deferred to the whole program (CallerDevices.h):
 /// those whose tensor every unit shows is on the CPU are left out.
 void Batch::dropCPUReads() {
-  device::ProgramFacts Program;
+  clang::tidy::torch::device::ProgramFacts Program;
   for (const WorkerResult &R : Results)
     Program.add(R.Facts);
   size_t Before = Findings.size();
