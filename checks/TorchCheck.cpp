@@ -2,6 +2,7 @@
 #include "TorchCheck.h"
 #include "ast/ASTHelpers.h"
 #include "ast/CheckOptions.h"
+#include "ast/DeviceCode.h"
 #include "device/CallerDevices.h"
 #include "device/DeviceFlow.h"
 #include "program/GpuUse.h"
@@ -11,9 +12,39 @@ namespace clang::tidy::torch {
 
 void TorchCheck::onStartOfTranslationUnit() {
   Reported.clear();
+  MatchedFn = nullptr;
+  DeviceBodies.clear();
   program::clearHotLoopCache();
   program::clearGpuUseCache();
   device::clearCallerDevicesCache();
+}
+
+void TorchCheck::run(const ast_matchers::MatchFinder::MatchResult &Result) {
+  if (Result.Context->getLangOpts().CUDA) {
+    const FunctionDecl *Fn = Result.Nodes.getNodeAs<FunctionDecl>("fn");
+    for (const auto &[ID, Node] : Result.Nodes.getMap())
+      if (const auto *FD = Node.get<FunctionDecl>()) {
+        if (ast::isDeviceFunction(FD))
+          return;
+        Fn = Fn ? Fn : FD;
+      }
+    if (Fn != MatchedFn) {
+      MatchedFn = Fn;
+      DeviceBodies = ast::deviceLambdaBodies(Fn);
+    }
+    SM = Result.SourceManager;
+  }
+  check(Result);
+}
+
+bool TorchCheck::inDeviceLambda(SourceLocation Loc) const {
+  if (DeviceBodies.empty() || !SM)
+    return false;
+  Loc = SM->getExpansionLoc(Loc);
+  return llvm::any_of(DeviceBodies, [&](SourceRange R) {
+    return SM->isPointWithin(Loc, SM->getExpansionLoc(R.getBegin()),
+                             SM->getExpansionLoc(R.getEnd()));
+  });
 }
 
 TorchCheck::NoFix TorchCheck::whyNoFix(bool InMacro, const DeclContext *DC) {

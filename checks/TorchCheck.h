@@ -4,16 +4,21 @@
 // the device analysis): C++ only, matchers traverse the AST as
 // written (TK_AsIs: implicit nodes are visible, the checks strip them where
 // they mean to), one warning per source location and file, and one wording
-// for the note that says why a warning comes without a fix-it.
+// for the note that says why a warning comes without a fix-it. In a CUDA
+// unit, device code (kernels, __device__ functions and lambdas:
+// ast/DeviceCode.h) is left alone: a match there never reaches check(), and
+// reportOnce() refuses a location in a device lambda of the matched function.
 //
 //===----------------------------------------------------------------------===//
 #ifndef TORCH_TIDY_TORCHCHECK_H
 #define TORCH_TIDY_TORCHCHECK_H
 
 #include "clang-tidy/ClangTidyCheck.h"
+#include "clang/AST/Decl.h"
 #include "clang/AST/DeclBase.h"
 #include "clang/Basic/SourceLocation.h"
 #include "llvm/ADT/DenseSet.h"
+#include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/StringRef.h"
 #include <optional>
 
@@ -34,8 +39,11 @@ public:
   void onStartOfTranslationUnit() override;
 
 protected:
-  /// True the first time it is called with \p Loc in this file.
-  bool reportOnce(SourceLocation Loc) { return Reported.insert(Loc).second; }
+  /// True the first time it is called with \p Loc in this file, unless
+  /// \p Loc is in device code.
+  bool reportOnce(SourceLocation Loc) {
+    return !inDeviceLambda(Loc) && Reported.insert(Loc).second;
+  }
   /// True if reportOnce(\p Loc) was called in this file.
   bool isReported(SourceLocation Loc) const { return Reported.contains(Loc); }
 
@@ -49,7 +57,17 @@ protected:
   void noFixNote(SourceLocation Loc, NoFix Why, llvm::StringRef Advice = "");
 
 private:
+  /// Every match passes here on its way to check(): in a CUDA unit, one
+  /// whose function is device code is dropped (ClangTidyCheck::run does
+  /// nothing but call check()).
+  void run(const ast_matchers::MatchFinder::MatchResult &Result) override;
+  bool inDeviceLambda(SourceLocation Loc) const;
+
   llvm::DenseSet<SourceLocation> Reported;
+  /// The function of the current match, and its device lambdas' bodies.
+  const FunctionDecl *MatchedFn = nullptr;
+  llvm::SmallVector<SourceRange, 2> DeviceBodies;
+  const SourceManager *SM = nullptr;
 };
 
 /// The base of checks built on the device analysis (device/DeviceFlow.h): its

@@ -2,8 +2,8 @@
 # Fetches LibTorch 2.6.0's headers (Debian 13 "trixie" libtorch-dev) into
 # build/libtorch-2.6 without installing the package: installing it would pull
 # in a newer libc, and the analysis needs only the headers. Uses a private
-# apt configuration (sources list, lists and cache under a temporary folder),
-# `apt-get download` and `dpkg -x`. Idempotent, and offline once done.
+# apt configuration (scripts/trixie-apt.sh), `apt-get download` and
+# `dpkg -x`. Idempotent, and offline once done.
 # Usage: scripts/fetch-libtorch-headers.sh [DEST]
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -14,14 +14,9 @@ if [ -f "$DEST/usr/include/torch/csrc/api/include/torch/torch.h" ]; then
 fi
 WORK="$(mktemp -d)"
 trap 'rm -rf "$WORK"' EXIT
-mkdir -p "$WORK/lists/partial" "$WORK/cache/archives/partial"
-echo "deb [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] http://deb.debian.org/debian trixie main" \
-  > "$WORK/sources.list"
-APT=(-o "Dir::Etc::SourceList=$WORK/sources.list" -o Dir::Etc::SourceParts=/dev/null
-     -o "Dir::State::Lists=$WORK/lists" -o "Dir::Cache=$WORK/cache"
-     -o Debug::NoLocking=1 -o APT::Sandbox::User=root)
-apt-get "${APT[@]}" -qq update
-(cd "$WORK" && apt-get "${APT[@]}" -qq download libtorch-dev 2>/dev/null)
+# shellcheck source=scripts/trixie-apt.sh
+. scripts/trixie-apt.sh
+trixie_download "$WORK" libtorch-dev
 rm -rf "$DEST.tmp"
 mkdir -p "$DEST.tmp"
 dpkg -x "$WORK"/libtorch-dev_*.deb "$DEST.tmp"

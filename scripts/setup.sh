@@ -8,6 +8,7 @@ PACKAGES=(
   clang-22 clang-tidy-22 clangd-22 libclang-22-dev llvm-22-dev llvm-22-tools
   libclang-rt-22-dev clang-format-22
   libtorch-dev nlohmann-json3-dev libyaml-cpp-dev
+  python3-dev pybind11-dev
 )
 
 SUDO=""
@@ -33,3 +34,8 @@ fi
 # the network the tests still run, against one LibTorch (CMake says so).
 "$(dirname "$0")/fetch-libtorch-headers.sh" ||
   echo "setup.sh: warning: no LibTorch 2.6 headers; the check tests will run against LibTorch 1.13 only" >&2
+# CUDA extension code (torch/extension.h, ATen/cuda, c10/cuda, <<<...>>>):
+# the CUDA LibTorch's and the CUDA toolkit's headers, for the CUDA tests and
+# the syntax-only build of the harness's and the probe's CUDA code.
+"$(dirname "$0")/fetch-cuda-headers.sh" ||
+  echo "setup.sh: warning: no CUDA headers; the CUDA tests and the CUDA syntax check will be skipped" >&2

@@ -5,8 +5,9 @@ import lit.formats
 
 config.name = "torch-tidy"
 config.test_format = lit.formats.ShTest(execute_external=True)
-config.suffixes = [".cpp", ".test"]
-config.excludes = ["Inputs", "lit", "CMakeLists.txt", "torch_pch.h"]
+config.suffixes = [".cpp", ".cu", ".test"]
+config.excludes = ["Inputs", "lit", "CMakeLists.txt", "torch_pch.h",
+                   "torch_cuda_pch.h"]
 config.test_source_root = os.path.dirname(__file__)
 config.test_exec_root = os.path.join(config.torch_tidy_obj_root, "test")
 # Another LibTorch header set (test/CMakeLists.txt, add_header_set): the
@@ -50,6 +51,22 @@ common += " --"
 config.substitutions.append(("%check_torch_tidy",
                              "%s %s %s" % (config.python, check_script, common)))
 config.substitutions.append(("%torch_flags", flags))
+# A CUDA unit's host side, with the header set's CUDA-mode precompiled
+# header (test/CMakeLists.txt); the CUDA LibTorch's set has ATen/cuda, c10/cuda
+# and the extension API in it.
+if config.cuda_flags:
+    config.available_features.add("cuda")
+    config.substitutions.append(("%cuda_flags", "%s -include-pch %s" % (
+        config.cuda_flags, config.cuda_pch)))
+    config.substitutions.append(("%cuda_root", config.cuda_root))
+if config.header_set.startswith("libtorch-cuda"):
+    config.available_features.add("libtorch-cuda")
+# The CUDA LibTorch's headers, for the tool tests' CUDA extensions.
+if config.cuda_flags and os.path.exists(os.path.join(
+        config.libtorch_cuda_include, "ATen", "cuda", "CUDAContext.h")):
+    config.available_features.add("libtorch-cuda-headers")
+    config.substitutions.append(("%libtorch_cuda_include",
+                                 config.libtorch_cuda_include))
 # Without the tests' precompiled header: <torch/torch.h> parsed in full.
 config.substitutions.append(("%full_parse_flags", config.torch_flags))
 config.substitutions.append(("%torch-tidy", config.torch_tidy))

@@ -37,7 +37,8 @@ static const char *const NotInBatch[] = {"fix", "fix-errors", "fix-notes",
                                          "export-fixes"};
 
 static const char *const OwnValueOptions[] = {
-    "cache-dir", "cache-max-size", "shared-preamble", UnitFactsFlag.data()};
+    "cache-dir", "cache-max-size", "shared-preamble", "cuda-path",
+    UnitFactsFlag.data()};
 
 unsigned ownFlagArity(StringRef A) {
   if (A == WorkerFlag || A == BuildPreambleFlag || A == "--verbose" ||
@@ -58,6 +59,8 @@ static bool setOwnFlag(CommandLine &C, StringRef Name, const std::string &V) {
     C.CacheDir = V;
   } else if (Name == UnitFactsFlag) {
     C.UnitFacts = V;
+  } else if (Name == "cuda-path") {
+    C.CudaPath = V;
   } else if (Name == "cache-max-size") {
     auto N = parseSize(V);
     if (!N) {

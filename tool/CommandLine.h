@@ -43,6 +43,9 @@ struct CommandLine {
   bool SharedPreamble = true;          ///< --shared-preamble=on|off (batch)
   bool BuildsPreamble = false;         ///< internal: BuildPreambleFlag
 
+  /// --cuda-path: the CUDA toolkit for CUDA units (batch/CudaCommand.h).
+  std::optional<std::string> CudaPath;
+
   // The clang-tidy options torch-tidy looks at.
   std::vector<std::string> Sources; ///< positional arguments before "--"
   std::optional<std::string> BuildPath, Checks, Config, ConfigFile,
@@ -72,7 +75,7 @@ struct CommandLine {
 /// How many arguments torch-tidy's own flag \p A takes from argv (1, or 2
 /// when its value follows), or 0 when it is not one. They are never passed
 /// on to clang-tidy: the internal flags, --verbose, --cache-dir,
-/// --cache-max-size and --shared-preamble.
+/// --cache-max-size, --shared-preamble and --cuda-path.
 unsigned ownFlagArity(llvm::StringRef A);
 
 /// True for a clang-tidy option that takes a value ("-p build", "-p=build").

@@ -1,5 +1,6 @@
 //===- InputValidation.cpp ------------------------------------------------===//
 #include "tool/InputValidation.h"
+#include "tool/batch/CudaCommand.h"
 #include "clang-tidy/ClangTidy.h"
 #include "clang-tidy/ClangTidyOptions.h"
 #include "clang-tidy/GlobList.h"
@@ -50,8 +51,7 @@ checkDatabase(StringRef Path,
   return std::nullopt;
 }
 
-/// The compile_commands.json clang-tidy would find for \p Source, if any.
-static std::optional<std::string> findDatabase(StringRef Source) {
+std::optional<std::string> findDatabase(StringRef Source) {
   llvm::SmallString<256> Dir(Source);
   (void)llvm::sys::fs::make_absolute(Dir); // on failure: searched as given
   for (StringRef D = llvm::sys::path::parent_path(Dir); !D.empty();
@@ -123,6 +123,9 @@ validateInputs(const CommandLine &Inv,
       if (auto Err = checkDatabase(*Found, DB))
         return Err;
   }
+  if (Inv.CudaPath)
+    if (auto Problem = cudaToolkitProblem(*Inv.CudaPath))
+      return "--cuda-path: " + *Problem;
   if (Inv.Checks)
     if (auto Err = checkGlobs(*Inv.Checks, "--checks"))
       return Err;

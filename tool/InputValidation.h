@@ -21,6 +21,10 @@ std::optional<std::string> checkSourceFile(llvm::StringRef Path);
 /// file of that name in it when Path is a folder.
 std::string databaseFile(llvm::StringRef Path);
 
+/// The compile_commands.json clang-tidy would find for \p Source, if any:
+/// the nearest one in its folder or above.
+std::optional<std::string> findDatabase(llvm::StringRef Source);
+
 /// A one-line description of what is wrong with the input, if anything.
 /// The compilation database named by -p is loaded once; when \p DB is given
 /// it receives it, so the caller need not load it again.

@@ -7,10 +7,12 @@
 #include "clang-tidy/tool/ClangTidyMain.h"
 #include "tool/CommandLine.h"
 #include "tool/InputValidation.h"
+#include "tool/SingleFileCuda.h"
 #include "tool/batch/BatchDriver.h"
 #include "tool/batch/SharedPreamble.h"
 #include "tool/cache/CachedRun.h"
 #include "tool/cache/UnitKey.h"
+#include "llvm/ADT/ScopeExit.h"
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Config/llvm-config.h"
 #include "llvm/Support/FileSystem.h"
@@ -114,6 +116,17 @@ int main(int argc, const char **argv) {
     return 2;
   }
   std::vector<std::string> Rest = argsWithoutOwnFlags(argc, argv);
+  std::string CudaDatabaseDir; // a rewritten database, removed at exit
+  if (auto Err =
+          torch_tidy::adjustForCudaSources(C, DB.get(), Rest, CudaDatabaseDir)) {
+    llvm::errs() << "torch-tidy: error: " << llvm::toString(std::move(Err))
+                 << "\n";
+    return 2;
+  }
+  llvm::scope_exit RemoveDatabase([&] {
+    if (!CudaDatabaseDir.empty())
+      (void)llvm::sys::fs::remove_directories(CudaDatabaseDir);
+  });
   if (torch_tidy::cacheApplies(C)) {
     std::string Self = llvm::sys::fs::getMainExecutable(
         argv[0], reinterpret_cast<void *>(&injectFault));

@@ -93,6 +93,8 @@ private:
 } // namespace
 
 bool mayUseGPU(ASTContext &Ctx) {
+  if (Ctx.getLangOpts().CUDA) // a CUDA unit launches work on a GPU
+    return true;
   if (CachedCtx != &Ctx) {
     GpuMentions V(Ctx);
     V.TraverseDecl(Ctx.getTranslationUnitDecl());

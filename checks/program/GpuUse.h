@@ -12,8 +12,9 @@
 // elsewhere with a parameter or member of type torch::Device or
 // TensorOptions, or with a call of a function of the program's that is
 // defined in another file and takes or returns tensors or modules (not a
-// module's method: it computes on the module's device, decided here). Computed
-// once per translation unit, on first request.
+// module's method: it computes on the module's device, decided here). A
+// CUDA translation unit uses a GPU. Computed once per translation unit, on
+// first request.
 //
 //===----------------------------------------------------------------------===//
 #ifndef TORCH_TIDY_PROGRAM_GPUUSE_H

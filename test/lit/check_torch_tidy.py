@@ -104,7 +104,8 @@ def main():
         fail("expected no fix-its, but the file changed", fixed)
 
     if not opts.no_compile and fixed != stripped:
-        cmd = [args.clangxx, "-fsyntax-only", "-Wno-everything", tmp] + flags
+        # The file last: flags such as `-x cuda` apply to what follows them.
+        cmd = [args.clangxx, "-fsyntax-only", "-Wno-everything"] + flags + [tmp]
         code, out = run(cmd)
         if code:
             fail("the fixed file does not compile", out)

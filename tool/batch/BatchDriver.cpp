@@ -4,6 +4,7 @@
 #include "clang-tidy/GlobList.h"
 #include "tool/CommandLine.h"
 #include "tool/InputValidation.h"
+#include "tool/SingleFileCuda.h"
 #include "tool/TempFiles.h"
 #include "tool/batch/RealDatabase.h"
 #include "tool/batch/SharedPreamble.h"
@@ -76,6 +77,10 @@ In every mode:
   --shared-preamble=on|off   batch mode: units with the same LibTorch
                        includes and flags share one precompiled preamble,
                        built once per run (default on; same results)
+  --cuda-path DIR      the CUDA toolkit for CUDA sources (.cu, nvcc entries),
+                       whose host side is analysed (clang --cuda-host-only);
+                       default: $CUDA_HOME, $CUDA_PATH, the folder of the
+                       entry's nvcc, /usr/local/cuda, /usr/lib/cuda
   --verbose            the checks built on the device analysis (device-mismatch,
                        host-access-device-tensor and the four transfer checks)
                        add a remark for each function the analysis skipped,
@@ -230,6 +235,8 @@ private:
   /// the rewritten database in DatabaseDir when there is one.
   std::vector<std::string> WorkerTidyArgs;
   std::string DatabaseDir;
+  /// Units that cannot be analysed, and why (RealDatabase.h).
+  std::map<std::string, std::string> UnitErrors;
   Baseline Known;
   std::chrono::steady_clock::time_point Start;
 
@@ -304,11 +311,13 @@ std::optional<std::string> Batch::prepare() {
 /// Rewrites the compilation database where clang cannot use it as it is
 /// (RealDatabase.h): the workers and the parent then read the rewrite.
 std::optional<std::string> Batch::useRealDatabase(StringRef BuildPath) {
-  auto Rewrite = rewriteDatabase(databaseFile(BuildPath));
+  auto Rewrite =
+      rewriteDatabase(databaseFile(BuildPath), C.CudaPath.value_or(""));
   if (!Rewrite)
     return "compilation database " + llvm::toString(Rewrite.takeError());
-  S.CudaSkipped = Rewrite->CudaSkipped;
+  S.CudaUnits = Rewrite->CudaUnits;
   S.DroppedFlags = Rewrite->DroppedFlags;
+  UnitErrors = std::move(Rewrite->UnitErrors);
   if (Rewrite->Json.empty())
     return std::nullopt;
   llvm::SmallString<128> Dir;
@@ -330,14 +339,7 @@ std::optional<std::string> Batch::useRealDatabase(StringRef BuildPath) {
       Out, Err, clang::tooling::JSONCommandLineSyntax::AutoDetect);
   if (!DB)
     return "rewritten compilation database: " + Err;
-  for (size_t I = 0; I < WorkerTidyArgs.size(); ++I) {
-    std::string &A = WorkerTidyArgs[I];
-    StringRef Name = StringRef(A).ltrim('-');
-    if ((Name == "p") && I + 1 < WorkerTidyArgs.size())
-      WorkerTidyArgs[++I] = DatabaseDir;
-    else if (Name.starts_with("p="))
-      A = "-p=" + DatabaseDir;
-  }
+  pointBuildPathAt(WorkerTidyArgs, DatabaseDir);
   return std::nullopt;
 }
 
@@ -493,6 +495,11 @@ WorkerResult Batch::analyse(size_t I, bool Unshared) {
     R.Failure = *Err;
     return R;
   }
+  if (auto It = UnitErrors.find(File); It != UnitErrors.end()) {
+    WorkerResult R;
+    R.Failure = It->second;
+    return R;
+  }
   SharedPreamble *P = Unshared ? nullptr : preambleOf(I);
   if (P && !P->await())
     P = nullptr;
@@ -567,7 +574,7 @@ std::vector<size_t> Batch::lookUpCache() {
       Misses.push_back(I);
       continue;
     }
-    if (!checkSourceFile(Files[I]))
+    if (!checkSourceFile(Files[I]) && !UnitErrors.count(Files[I]))
       Keys[I] = unitKey(C, Files[I], Inputs[I], "batch", Hashes);
     if (!Keys[I].empty())
       if (auto Hit = Cache->lookup(Keys[I], Hashes)) {
@@ -641,7 +648,10 @@ void Batch::analyseAll() {
     for (const std::string &F : Files)
       Inputs.push_back(unitInputs(C, DB.get(), F));
   std::vector<size_t> Todo = lookUpCache();
-  planPreambles(Todo);
+  std::vector<size_t> Analysable; // a unit that cannot be shares nothing
+  llvm::copy_if(Todo, std::back_inserter(Analysable),
+                [&](size_t I) { return !UnitErrors.count(Files[I]); });
+  planPreambles(Analysable);
 
   struct Job {
     int Preamble = -1; ///< a preamble to build, else unit Unit

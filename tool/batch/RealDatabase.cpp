@@ -1,5 +1,6 @@
 //===- RealDatabase.cpp - compile databases as projects write them -------===//
 #include "tool/batch/RealDatabase.h"
+#include "tool/batch/CudaCommand.h"
 #include "tool/report/Findings.h"
 #include "clang/Options/Options.h"
 #include "llvm/ADT/SmallVector.h"
@@ -24,14 +25,8 @@ static bool isLauncher(StringRef Arg0) {
          Name == "icecc" || Name == "buildcache";
 }
 
-static bool isCuda(StringRef File, StringRef Compiler) {
-  StringRef Ext = llvm::sys::path::extension(File);
-  return Ext == ".cu" || Ext == ".cuh" ||
-         llvm::sys::path::stem(Compiler).starts_with("nvcc");
-}
-
 /// Drops the arguments clang's driver does not know (GCC-only flags), and
-/// counts them in \p Dropped. Arguments of cl-mode drivers are kept.
+/// counts them in \p Dropped, once per unit. Arguments of cl-mode drivers are kept.
 static bool dropUnknownFlags(std::vector<std::string> &Args,
                              std::map<std::string, unsigned> &Dropped) {
   if (Args.size() < 2)
@@ -53,17 +48,19 @@ static bool dropUnknownFlags(std::vector<std::string> &Args,
   if (Unknown.empty())
     return false;
   std::vector<std::string> Kept;
+  std::set<std::string> Named; // counted once per unit
   for (size_t I = 0; I < Args.size(); ++I) {
-    if (Unknown.count(static_cast<unsigned>(I)))
-      ++Dropped[Args[I]];
-    else
+    if (!Unknown.count(static_cast<unsigned>(I)))
       Kept.push_back(std::move(Args[I]));
+    else if (Named.insert(Args[I]).second)
+      ++Dropped[Args[I]];
   }
   Args = std::move(Kept);
   return true;
 }
 
-llvm::Expected<DatabaseRewrite> rewriteDatabase(StringRef File) {
+llvm::Expected<DatabaseRewrite> rewriteDatabase(StringRef File,
+                                                StringRef CudaPath) {
   auto Fail = [&](const llvm::Twine &Why) {
     return llvm::createStringError("'" + File + "': " + Why);
   };
@@ -85,6 +82,10 @@ llvm::Expected<DatabaseRewrite> rewriteDatabase(StringRef File) {
   llvm::json::Array Rewritten;
   llvm::BumpPtrAllocator Alloc;
   llvm::StringSaver Saver(Alloc);
+  struct Toolkit {
+    std::string Path, Error;
+  };
+  std::map<std::string, Toolkit> Toolkits; // by compiler
   for (const llvm::json::Value &V : *Entries) {
     const llvm::json::Object *E = V.getAsObject();
     if (!E)
@@ -122,12 +123,36 @@ llvm::Expected<DatabaseRewrite> rewriteDatabase(StringRef File) {
       Args.erase(Args.begin());
       Changed = true;
     }
-    if (Args.empty() || isCuda(Path, Args[0])) {
-      ++Out.CudaSkipped;
+    if (Args.empty())
+      return Fail("the entry of '" + Path + "' has an empty command");
+    if (isCudaCommand(Args, Path)) {
       Changed = true;
-      continue;
+      auto [It, New] = Toolkits.try_emplace(Args[0]);
+      if (New) {
+        auto Found = findCudaToolkit(CudaPath, Args[0]);
+        if (Found)
+          It->second.Path = *Found;
+        else
+          It->second.Error = llvm::toString(Found.takeError());
+      }
+      if (!It->second.Error.empty()) {
+        // Kept as written, so the unit is listed and reported as failed.
+        Out.UnitErrors[Path] =
+            "cannot analyse CUDA file '" + Path + "': " + It->second.Error;
+      } else {
+        auto Host = cudaHostCommand(Args, Path, It->second.Path, Directory,
+                                    !CudaPath.empty());
+        if (!Host)
+          return Fail("'" + Path + "': " + llvm::toString(Host.takeError()));
+        Args = std::move(Host->Args);
+        ++Out.CudaUnits;
+        for (const std::string &D :
+             std::set<std::string>(Host->Dropped.begin(), Host->Dropped.end()))
+          ++Out.DroppedFlags[D];
+      }
     }
-    Changed |= dropUnknownFlags(Args, Out.DroppedFlags);
+    if (!Out.UnitErrors.count(Path))
+      Changed |= dropUnknownFlags(Args, Out.DroppedFlags);
 
     llvm::json::Object Entry{{"directory", Directory},
                              {"file", Path},

@@ -3,12 +3,14 @@
 // Answers: what can the analysis run on, of a compile_commands.json as real
 // LibTorch projects write it? CMake with CUDA sources, ccache or sccache
 // launchers, response files (`@flags.rsp`), relative paths from hand-written
-// or generated databases, and GCC-only flags that clang rejects. Entries
-// for `.cu` files or nvcc are left out (and counted); launchers are
-// stripped; response files expanded; relative `directory` and `file`
-// resolved (a relative directory against the database's folder); arguments
-// clang's driver does not know are dropped (and named). What remains is
-// written as a new database for the batch workers.
+// or generated databases, and GCC-only flags that clang rejects. CUDA
+// entries (nvcc, `.cu`, clang -x cuda) become clang commands that parse
+// their host side (CudaCommand.h), and are counted; launchers are stripped;
+// response files expanded; relative `directory` and `file` resolved (a
+// relative directory against the database's folder); arguments clang's
+// driver does not know, and nvcc's that have no host-side meaning, are
+// dropped (and named). What remains is written as a new database for the
+// batch workers.
 //===----------------------------------------------------------------------===//
 #ifndef TORCH_TIDY_TOOL_REALDATABASE_H
 #define TORCH_TIDY_TOOL_REALDATABASE_H
@@ -24,16 +26,22 @@ struct DatabaseRewrite {
   /// The database to analyse, as JSON; empty when the original needs no
   /// change.
   std::string Json;
-  unsigned CudaSkipped = 0;
-  /// Each argument dropped because clang does not know it, and in how many
-  /// entries.
+  /// CUDA entries, analysed on their host side.
+  unsigned CudaUnits = 0;
+  /// Each argument dropped because clang does not know it, or because it
+  /// only concerns device code or nvcc, and in how many entries.
   std::map<std::string, unsigned> DroppedFlags;
+  /// Units that cannot be analysed, and why (a CUDA unit without a CUDA
+  /// toolkit). They stay in the database, so that they are reported.
+  std::map<std::string, std::string> UnitErrors;
 };
 
 /// Reads the compile_commands.json \p File and rewrites what clang cannot
-/// use as it is. Fails on unreadable or malformed JSON, or an unreadable
-/// response file.
-llvm::Expected<DatabaseRewrite> rewriteDatabase(llvm::StringRef File);
+/// use as it is; \p CudaPath is torch-tidy's --cuda-path (or empty). Fails
+/// on unreadable or malformed JSON, or an unreadable response or options
+/// file.
+llvm::Expected<DatabaseRewrite> rewriteDatabase(llvm::StringRef File,
+                                                llvm::StringRef CudaPath);
 
 } // namespace torch_tidy
 

@@ -85,11 +85,13 @@ void writeSummary(llvm::raw_ostream &OS, const std::vector<Finding> &Findings,
     for (const std::string &F : S.TorchChecksDisabled)
       OS << "  " << displayPath(F, Opts.Root) << "\n";
   }
-  if (S.CudaSkipped)
-    OS << Plural(S.CudaSkipped, "CUDA file", "CUDA files")
-       << " skipped (nvcc or .cu entries of the compilation database)\n";
+  if (S.CudaUnits)
+    OS << Plural(S.CudaUnits, "CUDA file", "CUDA files")
+       << " analysed on the host side (nvcc or .cu entries, parsed by clang "
+          "with --cuda-host-only)\n";
   if (!S.DroppedFlags.empty()) {
-    OS << "Dropped arguments clang does not know (GCC-only flags):\n";
+    OS << "Dropped arguments (GCC-only flags clang does not know; nvcc's "
+          "device-code and nvcc-only options):\n";
     for (const auto &[Flag, N] : S.DroppedFlags)
       OS << "  " << Flag << " (" << Plural(N, "unit", "units") << ")\n";
   }
@@ -211,7 +213,7 @@ void writeJson(llvm::raw_ostream &OS, const std::vector<Finding> &Findings,
                        {"failures", std::move(Failures)},
                        {"findings", Findings.size()},
                        {"findingsPerCheck", std::move(PerCheck)},
-                       {"cudaFilesSkipped", S.CudaSkipped},
+                       {"cudaFiles", S.CudaUnits},
                        {"droppedFlags", std::move(Dropped)},
                        {"onCPUAcrossUnits", S.OnCPUAcrossUnits},
                        {"suppressedByBaseline", S.SuppressedByBaseline},

@@ -26,9 +26,10 @@ struct RunSummary {
   /// Findings left out because, across the units, the tensor they read
   /// is on the CPU (device::ProgramFacts).
   unsigned OnCPUAcrossUnits = 0;
-  /// Compilation database entries left out (CUDA), and arguments dropped
-  /// because clang does not know them, with their entry counts.
-  unsigned CudaSkipped = 0;
+  /// CUDA units (analysed on their host side), and arguments dropped
+  /// because clang does not know them or because they only concern device
+  /// code or nvcc, with their counts.
+  unsigned CudaUnits = 0;
   std::map<std::string, unsigned> DroppedFlags;
   unsigned Jobs = 1;
   double Seconds = 0;

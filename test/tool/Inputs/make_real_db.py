@@ -8,7 +8,7 @@ discarded.cpp (one torch-discarded-to finding each):
   gcc.cpp       FLAGS plus GCC-only flags clang rejects
   zip.cpp       FULL_FLAGS with LibTorch in the pytorch.org zip's layout:
                 -isystem <libtorch>/include and .../torch/csrc/api/include
-  kernels.cu    an nvcc command line; cuda.cu through clang++: skipped"""
+CUDA entries are make_cuda_db.py's."""
 import json, os, shutil, sys
 
 out, flags, full = sys.argv[1], sys.argv[2], sys.argv[3]
@@ -19,8 +19,6 @@ os.makedirs(os.path.join(out, "db"), exist_ok=True)
 for name in ("launcher", "relative", "response", "gcc", "zip"):
     shutil.copy(os.path.join(here, "discarded.cpp"),
                 os.path.join(src, name + ".cpp"))
-for name in ("kernels.cu", "cuda.cu"):
-    open(os.path.join(src, name), "w").write("__global__ void k() {}\n")
 with open(os.path.join(src, "flags.rsp"), "w") as f:
     f.write(flags + "\n")
 # The zip's layout: include/{ATen,c10,torch,caffe2} next to nothing else.
@@ -45,11 +43,6 @@ entries = [
                 "-Wno-maybe-uninitialized -c gcc.cpp -o gcc.o" % flags},
     {"directory": src, "file": "zip.cpp",
      "command": "c++ %s -c zip.cpp -o zip.o" % zip_flags},
-    {"directory": src, "file": "kernels.cu",
-     "command": "/usr/local/cuda/bin/nvcc -x cu --expt-relaxed-constexpr "
-                "-c kernels.cu -o kernels.o"},
-    {"directory": src, "file": "cuda.cu",
-     "command": "clang++ -x cuda --cuda-gpu-arch=sm_80 -c cuda.cu -o cuda.o"},
 ]
 with open(os.path.join(out, "db", "compile_commands.json"), "w") as f:
     json.dump(entries, f, indent=1)

@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# Compiles the CUDA code of the runtime harness and the probe, syntax only,
+# against a LibTorch built with CUDA (scripts/fetch-cuda-headers.sh): the
+# build machines have no CUDA LibTorch, so without this step that code is
+# compiled nowhere but on a GPU machine. Every .cpp of harness/ and probe/
+# is compiled with the CUDA macros their CMake files set on a CUDA build
+# (HARNESS_HAS_CUDA, TORCH_TIDY_PROBE_CUDA); every .cu, for the host and for
+# the device (sm_80). Prints one line per file and fails on the first error.
+# Usage: scripts/check-cuda-code.sh [BUILD_DIR]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+BUILD="${1:-build}"
+TORCH="$BUILD/libtorch-cuda-2.6/usr/include"
+CUDA="$BUILD/cuda-12.4"
+if [ ! -f "$TORCH/ATen/cuda/CUDAContext.h" ] || [ ! -f "$CUDA/include/cuda_runtime.h" ]; then
+  echo "check-cuda-code.sh: no CUDA headers in $BUILD (run scripts/setup.sh); skipped"
+  exit 0
+fi
+PY_INCLUDE=$(python3 -c 'import sysconfig; print(sysconfig.get_paths()["include"])')
+COMMON=(-std=c++17 -D_GLIBCXX_USE_CXX11_ABI=1 -isystem "$TORCH"
+        -isystem "$TORCH/torch/csrc/api/include" -isystem "$PY_INCLUDE"
+        -I harness -I probe)
+CXX=(clang++-22 -fsyntax-only -x c++ -isystem "$CUDA/include"
+     -DHARNESS_HAS_CUDA=1 -DHARNESS_HAS_YAML=1 -DTORCH_TIDY_PROBE_CUDA=1 "${COMMON[@]}")
+CU=(clang++-22 -fsyntax-only -x cuda --cuda-path="$CUDA" --cuda-gpu-arch=sm_80
+    "${COMMON[@]}")
+status=0
+shopt -s nullglob
+for f in harness/*.cpp harness/scenarios/*.cpp probe/*.cpp; do
+  if "${CXX[@]}" "$f"; then echo "check-cuda-code.sh: $f: ok"; else
+    echo "check-cuda-code.sh: $f: does not compile with CUDA enabled" >&2; status=1; fi
+done
+for f in harness/*.cu harness/scenarios/*.cu probe/*.cu; do
+  for side in --cuda-host-only --cuda-device-only; do
+    if "${CU[@]}" "$side" "$f"; then echo "check-cuda-code.sh: $f ($side): ok"; else
+      echo "check-cuda-code.sh: $f ($side): does not compile" >&2; status=1; fi
+  done
+done
+exit $status
