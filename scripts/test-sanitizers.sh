@@ -7,16 +7,25 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 JOBS="${JOBS:-2}"
+# The CUDA headers setup.sh fetched into build/ serve this build too, so the
+# CUDA tests (host-side commands of nvcc units, CUDA-unit variants) run here.
+mkdir -p build-san
+for d in cuda-12.4 libtorch-cuda-2.6; do
+  if [ -e "build/$d" ] && [ ! -e "build-san/$d" ]; then ln -s "../build/$d" "build-san/$d"; fi
+done
 cmake -S . -B build-san -G Ninja -DCMAKE_BUILD_TYPE=Release \
   -DTORCH_TIDY_SANITIZE='address;undefined' -DTORCH_TIDY_WERROR=ON \
   -DTORCH_TIDY_BUILD_CLANGD=OFF -DTORCH_TIDY_BUILD_HARNESS=OFF >/dev/null
-ninja -C build-san -j "$JOBS" torch-tidy TorchTidyPlugin TorchTidyChecks torch-pch
+CUDA_PCH=$(ninja -C build-san -t targets all | grep -o '^torch-cuda-pch-main' || true)
+# shellcheck disable=SC2086
+ninja -C build-san -j "$JOBS" torch-tidy TorchTidyPlugin TorchTidyChecks torch-pch $CUDA_PCH
 LIT=$(command -v lit || echo /usr/lib/llvm-22/bin/lit)
 if [ $# -eq 0 ]; then
   # The tool tests, each check's main test (checks/checks.json) and the demo.
   set -- build-san/test/tool build-san/test/examples.test \
     build-san/test/checks/torch-sync-in-loop-hot-places.cpp \
-    build-san/test/checks/torch-sync-in-loop-caller-devices.cpp
+    build-san/test/checks/torch-sync-in-loop-caller-devices.cpp \
+    build-san/test/checks/cuda-device-code.cu
   for name in $(python3 -c 'import json; print(" ".join(c["name"] for c in json.load(open("checks/checks.json"))["checks"]))'); do
     set -- "$@" "build-san/test/checks/$name.cpp"
   done

@@ -38,7 +38,7 @@ static const char *const NotInBatch[] = {"fix", "fix-errors", "fix-notes",
 
 static const char *const OwnValueOptions[] = {
     "cache-dir", "cache-max-size", "shared-preamble", "cuda-path",
-    UnitFactsFlag.data()};
+    "export-database", UnitFactsFlag.data()};
 
 unsigned ownFlagArity(StringRef A) {
   if (A == WorkerFlag || A == BuildPreambleFlag || A == "--verbose" ||
@@ -61,6 +61,8 @@ static bool setOwnFlag(CommandLine &C, StringRef Name, const std::string &V) {
     C.UnitFacts = V;
   } else if (Name == "cuda-path") {
     C.CudaPath = V;
+  } else if (Name == "export-database") {
+    C.ExportDatabase = V;
   } else if (Name == "cache-max-size") {
     auto N = parseSize(V);
     if (!N) {

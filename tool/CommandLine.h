@@ -45,6 +45,9 @@ struct CommandLine {
 
   /// --cuda-path: the CUDA toolkit for CUDA units (batch/CudaCommand.h).
   std::optional<std::string> CudaPath;
+  /// --export-database DIR: write the database the analysis would use
+  /// (CUDA entries as clang's host-side commands) for clangd, and stop.
+  std::optional<std::string> ExportDatabase;
 
   // The clang-tidy options torch-tidy looks at.
   std::vector<std::string> Sources; ///< positional arguments before "--"
@@ -75,7 +78,7 @@ struct CommandLine {
 /// How many arguments torch-tidy's own flag \p A takes from argv (1, or 2
 /// when its value follows), or 0 when it is not one. They are never passed
 /// on to clang-tidy: the internal flags, --verbose, --cache-dir,
-/// --cache-max-size, --shared-preamble and --cuda-path.
+/// --cache-max-size, --shared-preamble, --cuda-path and --export-database.
 unsigned ownFlagArity(llvm::StringRef A);
 
 /// True for a clang-tidy option that takes a value ("-p build", "-p=build").

@@ -9,6 +9,7 @@
 #include "tool/InputValidation.h"
 #include "tool/SingleFileCuda.h"
 #include "tool/batch/BatchDriver.h"
+#include "tool/batch/RealDatabase.h"
 #include "tool/batch/SharedPreamble.h"
 #include "tool/cache/CachedRun.h"
 #include "tool/cache/UnitKey.h"
@@ -92,6 +93,30 @@ int main(int argc, const char **argv) {
                  << "  clang-tidy and LLVM version " << LLVM_VERSION_STRING
                  << "\n  checks: torch-* (LibTorch device management)\n";
     return 0;
+  }
+  if (C.ExportDatabase) {
+    if (!C.BuildPath) {
+      llvm::errs() << "torch-tidy: error: --export-database needs -p <build "
+                      "dir>\n";
+      return 2;
+    }
+    if (auto Err = torch_tidy::validateInputs(C)) {
+      llvm::errs() << "torch-tidy: error: " << *Err << "\n";
+      return 2;
+    }
+    auto Failed = torch_tidy::exportDatabase(
+        torch_tidy::databaseFile(*C.BuildPath), C.CudaPath.value_or(""),
+        *C.ExportDatabase);
+    if (!Failed) {
+      llvm::errs() << "torch-tidy: error: "
+                   << llvm::toString(Failed.takeError()) << "\n";
+      return 2;
+    }
+    for (const auto &[File, Why] : *Failed)
+      llvm::errs() << "torch-tidy: warning: " << Why << "\n";
+    llvm::outs() << "torch-tidy: wrote " << *C.ExportDatabase
+                 << "/compile_commands.json\n";
+    return Failed->empty() ? 0 : 2;
   }
   // The checks read it in every process: this one, the batch workers, and a
   // clang-tidy or clangd that loads them with the variable set.

@@ -5,6 +5,8 @@
 // check reports as usual, so this test fails if device code stops being
 // told apart.
 // RUN: %check_torch_tidy %s 'torch-*' %t -- %cuda_flags
+// The clang-tidy plugin, given the same host-side flags:
+// RUN: %check_torch_tidy --via plugin --no-compile %s 'torch-*' %t.plugin -- %cuda_flags
 #include <chrono>
 #include <cstdio>
 

@@ -3,6 +3,10 @@
 publishDiagnostics, then ask for code actions on the torch-* diagnostic.
 
   lsp_client.py CLANGD WORKDIR SOURCE COMPILE_FLAGS...
+  lsp_client.py CLANGD WORKDIR SOURCE --compile-commands-dir=DIR
+
+The first form writes WORKDIR/compile_commands.json with one entry; the
+second uses DIR's database as it is.
 
 Prints the torch-* diagnostics and quick fixes it received, one per line:
   DIAG <line>:<col> <code> <message>
@@ -67,13 +71,17 @@ def main():
     clangd, workdir, source = sys.argv[1:4]
     flags = sys.argv[4:]
     source = os.path.abspath(source)
-    with open(os.path.join(workdir, "compile_commands.json"), "w") as f:
-        json.dump([{"directory": workdir, "file": source,
-                    "arguments": ["clang++", *flags, "-c", source]}], f)
+    db_dir = workdir
+    if len(flags) == 1 and flags[0].startswith("--compile-commands-dir="):
+        db_dir = flags[0].split("=", 1)[1]
+    else:
+        with open(os.path.join(workdir, "compile_commands.json"), "w") as f:
+            json.dump([{"directory": workdir, "file": source,
+                        "arguments": ["clang++", *flags, "-c", source]}], f)
     with open(os.path.join(workdir, ".clangd"), "w") as f:
         f.write("Diagnostics:\n  ClangTidy:\n    Add: ['torch-*']\n"
                 "    FastCheckFilter: Loose\n")
-    server = Server([clangd, "--compile-commands-dir=" + workdir,
+    server = Server([clangd, "--compile-commands-dir=" + db_dir,
                      "--log=error", "--background-index=false"], workdir)
     uri = "file://" + source
     rid = server.send("initialize", {"processId": os.getpid(),

@@ -81,6 +81,10 @@ In every mode:
                        whose host side is analysed (clang --cuda-host-only);
                        default: $CUDA_HOME, $CUDA_PATH, the folder of the
                        entry's nvcc, /usr/local/cuda, /usr/lib/cuda
+  --export-database DIR   with -p: write the database torch-tidy analyses
+                       (nvcc entries as clang's host-side commands, launchers
+                       stripped, ...) to DIR/compile_commands.json, for
+                       torch-clangd --compile-commands-dir=DIR, and stop
   --verbose            the checks built on the device analysis (device-mismatch,
                        host-access-device-tensor and the four transfer checks)
                        add a remark for each function the analysis skipped,

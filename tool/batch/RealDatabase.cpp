@@ -13,6 +13,7 @@
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/StringSaver.h"
+#include "llvm/Support/raw_ostream.h"
 #include <set>
 
 namespace torch_tidy {
@@ -166,6 +167,35 @@ llvm::Expected<DatabaseRewrite> rewriteDatabase(StringRef File,
     OS << llvm::formatv("{0:2}", llvm::json::Value(std::move(Rewritten)));
   }
   return Out;
+}
+
+llvm::Expected<std::map<std::string, std::string>>
+exportDatabase(StringRef File, StringRef CudaPath, StringRef Dir) {
+  auto Rewrite = rewriteDatabase(File, CudaPath);
+  if (!Rewrite)
+    return Rewrite.takeError();
+  std::string Json = std::move(Rewrite->Json);
+  if (Json.empty()) {
+    auto Buf = llvm::MemoryBuffer::getFile(File);
+    if (!Buf)
+      return llvm::createStringError("cannot read '" + File +
+                                     "': " + Buf.getError().message());
+    Json = (*Buf)->getBuffer().str();
+  }
+  if (std::error_code EC = llvm::sys::fs::create_directories(Dir))
+    return llvm::createStringError("cannot create '" + Dir +
+                                   "': " + EC.message());
+  llvm::SmallString<256> Out(Dir);
+  llvm::sys::path::append(Out, "compile_commands.json");
+  if (llvm::sys::fs::equivalent(Out, File))
+    return llvm::createStringError("--export-database would overwrite '" +
+                                   File + "'");
+  if (llvm::Error E = llvm::writeToOutput(Out, [&](llvm::raw_ostream &OS) {
+        OS << Json;
+        return llvm::Error::success();
+      }))
+    return std::move(E);
+  return std::move(Rewrite->UnitErrors);
 }
 
 } // namespace torch_tidy

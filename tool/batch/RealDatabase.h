@@ -43,6 +43,14 @@ struct DatabaseRewrite {
 llvm::Expected<DatabaseRewrite> rewriteDatabase(llvm::StringRef File,
                                                 llvm::StringRef CudaPath);
 
+/// Writes what rewriteDatabase(\p File, \p CudaPath) gives (the original,
+/// when nothing needs rewriting) to \p Dir/compile_commands.json, for clangd
+/// and other tools that read clang's commands: `--export-database DIR`.
+/// Returns the units that cannot be analysed (kept as written), and why.
+llvm::Expected<std::map<std::string, std::string>>
+exportDatabase(llvm::StringRef File, llvm::StringRef CudaPath,
+               llvm::StringRef Dir);
+
 } // namespace torch_tidy
 
 #endif // TORCH_TIDY_TOOL_REALDATABASE_H
