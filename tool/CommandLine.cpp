@@ -37,8 +37,8 @@ static const char *const NotInBatch[] = {"fix", "fix-errors", "fix-notes",
                                          "export-fixes"};
 
 static const char *const OwnValueOptions[] = {
-    "cache-dir", "cache-max-size", "shared-preamble", "cuda-path",
-    "export-database", UnitFactsFlag.data()};
+    "cache-dir", "cache-max-size",  "shared-preamble",
+    "cuda-path", "export-database", UnitFactsFlag.data()};
 
 unsigned ownFlagArity(StringRef A) {
   if (A == WorkerFlag || A == BuildPreambleFlag || A == "--verbose" ||

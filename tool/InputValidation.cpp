@@ -1,9 +1,9 @@
 //===- InputValidation.cpp ------------------------------------------------===//
 #include "tool/InputValidation.h"
-#include "tool/batch/CudaCommand.h"
 #include "clang-tidy/ClangTidy.h"
 #include "clang-tidy/ClangTidyOptions.h"
 #include "clang-tidy/GlobList.h"
+#include "tool/batch/CudaCommand.h"
 #include "clang/Tooling/JSONCompilationDatabase.h"
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/FileSystem.h"

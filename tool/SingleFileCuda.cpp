@@ -75,13 +75,13 @@ llvm::Error adjustForCudaSources(const CommandLine &C,
   }
   bool Cuda = false;
   for (const std::string &S : Sources)
-    for (const clang::tooling::CompileCommand &Cmd :
-         DB->getCompileCommands(S))
+    for (const clang::tooling::CompileCommand &Cmd : DB->getCompileCommands(S))
       Cuda |= isCudaCommand(Cmd.CommandLine, S);
   if (!Cuda)
     return llvm::Error::success();
-  std::optional<std::string> File =
-      C.BuildPath ? databaseFile(*C.BuildPath) : findDatabase(C.Sources.front());
+  std::optional<std::string> File = C.BuildPath
+                                        ? databaseFile(*C.BuildPath)
+                                        : findDatabase(C.Sources.front());
   if (!File)
     return llvm::Error::success(); // clang-tidy reports the missing database
   auto Rewrite = rewriteDatabase(*File, C.CudaPath.value_or(""));

@@ -104,9 +104,9 @@ int main(int argc, const char **argv) {
       llvm::errs() << "torch-tidy: error: " << *Err << "\n";
       return 2;
     }
-    auto Failed = torch_tidy::exportDatabase(
-        torch_tidy::databaseFile(*C.BuildPath), C.CudaPath.value_or(""),
-        *C.ExportDatabase);
+    auto Failed =
+        torch_tidy::exportDatabase(torch_tidy::databaseFile(*C.BuildPath),
+                                   C.CudaPath.value_or(""), *C.ExportDatabase);
     if (!Failed) {
       llvm::errs() << "torch-tidy: error: "
                    << llvm::toString(Failed.takeError()) << "\n";
@@ -142,8 +142,8 @@ int main(int argc, const char **argv) {
   }
   std::vector<std::string> Rest = argsWithoutOwnFlags(argc, argv);
   std::string CudaDatabaseDir; // a rewritten database, removed at exit
-  if (auto Err =
-          torch_tidy::adjustForCudaSources(C, DB.get(), Rest, CudaDatabaseDir)) {
+  if (auto Err = torch_tidy::adjustForCudaSources(C, DB.get(), Rest,
+                                                  CudaDatabaseDir)) {
     llvm::errs() << "torch-tidy: error: " << llvm::toString(std::move(Err))
                  << "\n";
     return 2;

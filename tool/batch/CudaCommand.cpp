@@ -112,17 +112,17 @@ llvm::Expected<std::string> findCudaToolkit(StringRef Explicit,
 namespace {
 /// What to do with one nvcc option.
 enum class Nvcc : unsigned char {
-  Pass,       ///< the same for clang
-  Host,       ///< its value, spelt as clang's option (Spelling)
-  Unwrap,     ///< -Xcompiler: its comma-separated value are host options
-  Expand,     ///< --options-file: its content, in its place
-  Language,   ///< -x cu
-  Rdc,        ///< -rdc=true: -fgpu-rdc
-  Stream,     ///< --default-stream per-thread
-  Alias,      ///< clang's option without a value (Spelling)
-  Same,       ///< what clang does anyway: dropped, not named
-  Drop,       ///< no host-side meaning: dropped and named
-  DropValue,  ///< the same, with a value
+  Pass,      ///< the same for clang
+  Host,      ///< its value, spelt as clang's option (Spelling)
+  Unwrap,    ///< -Xcompiler: its comma-separated value are host options
+  Expand,    ///< --options-file: its content, in its place
+  Language,  ///< -x cu
+  Rdc,       ///< -rdc=true: -fgpu-rdc
+  Stream,    ///< --default-stream per-thread
+  Alias,     ///< clang's option without a value (Spelling)
+  Same,      ///< what clang does anyway: dropped, not named
+  Drop,      ///< no host-side meaning: dropped and named
+  DropValue, ///< the same, with a value
 };
 
 struct NvccOption {
@@ -154,27 +154,74 @@ static NvccOption nvccOption(StringRef Name) {
       .Case("disable-warnings", {Nvcc::Alias, "-w"})
       .Case("generate-dependencies-with-compile", {Nvcc::Alias, "-MD"})
       .Cases({"dc", "device-c"}, {Nvcc::Alias, "-fgpu-rdc"})
-      .Cases({"expt-relaxed-constexpr", "expt-extended-lambda",
-              "extended-lambda"},
-             {Nvcc::Same})
-      .Cases({"gencode", "generate-code", "arch", "gpu-architecture", "code",
-              "gpu-code", "ccbin", "compiler-bindir", "Xptxas",
-              "ptxas-options", "Xnvlink", "nvlink-options", "Xfatbin",
-              "fatbin-options", "Xcudafe", "Xarchive", "archive-options",
-              "Xlinker", "linker-options", "maxrregcount", "t", "threads",
-              "split-compile", "cudart", "cudadevrt", "odir",
-              "output-directory", "keep-dir", "diag-suppress", "diag-error",
-              "diag-warn", "Werror", "library", "library-path", "ftz",
-              "prec-div", "prec-sqrt", "fmad", "machine"},
+      .Cases(
+          {"expt-relaxed-constexpr", "expt-extended-lambda", "extended-lambda"},
+          {Nvcc::Same})
+      .Cases({"gencode",
+              "generate-code",
+              "arch",
+              "gpu-architecture",
+              "code",
+              "gpu-code",
+              "ccbin",
+              "compiler-bindir",
+              "Xptxas",
+              "ptxas-options",
+              "Xnvlink",
+              "nvlink-options",
+              "Xfatbin",
+              "fatbin-options",
+              "Xcudafe",
+              "Xarchive",
+              "archive-options",
+              "Xlinker",
+              "linker-options",
+              "maxrregcount",
+              "t",
+              "threads",
+              "split-compile",
+              "cudart",
+              "cudadevrt",
+              "odir",
+              "output-directory",
+              "keep-dir",
+              "diag-suppress",
+              "diag-error",
+              "diag-warn",
+              "Werror",
+              "library",
+              "library-path",
+              "ftz",
+              "prec-div",
+              "prec-sqrt",
+              "fmad",
+              "machine"},
              {Nvcc::DropValue})
-      .Cases({"lineinfo", "generate-line-info", "G", "device-debug",
-              "use_fast_math", "use-fast-math", "keep", "res-usage",
-              "resource-usage", "Wno-deprecated-gpu-targets",
+      .Cases({"lineinfo",
+              "generate-line-info",
+              "G",
+              "device-debug",
+              "use_fast_math",
+              "use-fast-math",
+              "keep",
+              "res-usage",
+              "resource-usage",
+              "Wno-deprecated-gpu-targets",
               "forward-unknown-to-host-compiler",
-              "forward-unknown-to-host-linker", "allow-unsupported-compiler",
-              "display-error-number", "no-display-error-number", "shared",
-              "cuda", "cubin", "ptx", "fatbin", "device-link", "dlink",
-              "restrict", "extensible-whole-program", "ewp"},
+              "forward-unknown-to-host-linker",
+              "allow-unsupported-compiler",
+              "display-error-number",
+              "no-display-error-number",
+              "shared",
+              "cuda",
+              "cubin",
+              "ptx",
+              "fatbin",
+              "device-link",
+              "dlink",
+              "restrict",
+              "extensible-whole-program",
+              "ewp"},
              {Nvcc::Drop})
       .Default({Nvcc::Pass});
 }
@@ -350,14 +397,16 @@ private:
 /// Adds \p Flag unless an argument of \p Args starts with \p Prefix.
 static void addUnless(std::vector<std::string> &Args, StringRef Prefix,
                       StringRef Flag) {
-  if (!llvm::any_of(Args,
-                    [&](const std::string &A) { return StringRef(A).starts_with(Prefix); }))
+  if (!llvm::any_of(Args, [&](const std::string &A) {
+        return StringRef(A).starts_with(Prefix);
+      }))
     Args.push_back(Flag.str());
 }
 
-llvm::Expected<HostCommand>
-cudaHostCommand(llvm::ArrayRef<std::string> Args, StringRef File,
-                StringRef CudaPath, StringRef Directory, bool Override) {
+llvm::Expected<HostCommand> cudaHostCommand(llvm::ArrayRef<std::string> Args,
+                                            StringRef File, StringRef CudaPath,
+                                            StringRef Directory,
+                                            bool Override) {
   HostCommand Out;
   std::string PathFlag = "--cuda-path=" + CudaPath.str();
   if (Args.empty())
@@ -386,7 +435,8 @@ cudaHostCommand(llvm::ArrayRef<std::string> Args, StringRef File,
   Out = std::move(T.Out);
   Out.Args.insert(Out.Args.begin(), "clang++");
   if (T.Language == "cuda") // else nvcc -x c++: a host compile
-    Out.Args.insert(Out.Args.end(), {"--cuda-host-only", "-nocudalib", PathFlag});
+    Out.Args.insert(Out.Args.end(),
+                    {"--cuda-host-only", "-nocudalib", PathFlag});
   Out.Args.insert(Out.Args.end(), {"-x", T.Language, File.str()});
   return Out;
 }

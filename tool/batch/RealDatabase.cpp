@@ -27,7 +27,8 @@ static bool isLauncher(StringRef Arg0) {
 }
 
 /// Drops the arguments clang's driver does not know (GCC-only flags), and
-/// counts them in \p Dropped, once per unit. Arguments of cl-mode drivers are kept.
+/// counts them in \p Dropped, once per unit. Arguments of cl-mode drivers are
+/// kept.
 static bool dropUnknownFlags(std::vector<std::string> &Args,
                              std::map<std::string, unsigned> &Dropped) {
   if (Args.size() < 2)
