@@ -285,7 +285,7 @@ public:
         }
         V = Args[++I];
       }
-      if (llvm::Error E = apply(Spelt, Name, O, V, Depth))
+      if (llvm::Error E = apply(Spelt, O, V, Depth))
         return E;
     }
     return llvm::Error::success();
@@ -319,8 +319,8 @@ private:
       Out.Args.push_back(Args[++I]);
   }
 
-  llvm::Error apply(StringRef Spelt, StringRef Name, const NvccOption &O,
-                    const std::string &V, unsigned Depth) {
+  llvm::Error apply(StringRef Spelt, const NvccOption &O, const std::string &V,
+                    unsigned Depth) {
     switch (O.Action) {
     case Nvcc::Unwrap: {
       llvm::SmallVector<StringRef, 4> Parts;
@@ -367,7 +367,6 @@ private:
     case Nvcc::Pass:
       break;
     }
-    (void)Name;
     return llvm::Error::success();
   }
 
