@@ -5,8 +5,13 @@
 #include "ast/DeviceCode.h"
 #include "device/CallerDevices.h"
 #include "device/DeviceFlow.h"
+#include "libtorch/CudaApi.h"
+#include "libtorch/TorchTypes.h"
+#include "clang/ASTMatchers/ASTMatchFinder.h"
+#include "clang/Lex/Preprocessor.h"
 #include "program/GpuUse.h"
 #include "program/HotLoops.h"
+#include "program/KernelLaunches.h"
 
 namespace clang::tidy::torch {
 
@@ -17,6 +22,7 @@ void TorchCheck::onStartOfTranslationUnit() {
   program::clearHotLoopCache();
   program::clearGpuUseCache();
   device::clearCallerDevicesCache();
+  program::clearKernelLaunchCache();
 }
 
 void TorchCheck::run(const ast_matchers::MatchFinder::MatchResult &Result) {
@@ -80,6 +86,56 @@ void DeviceFlowCheck::onStartOfTranslationUnit() {
 
 void DeviceFlowCheck::onEndOfTranslationUnit() {
   device::DeviceFlow::clearCache();
+}
+
+void KernelCheck::registerMatchers(ast_matchers::MatchFinder *Finder) {
+  using namespace ast_matchers;
+  Finder->addMatcher(functionDecl(isDefinition(),
+                                  unless(isExpansionInSystemHeader()),
+                                  unless(ast::lambdaInFunction()))
+                         .bind("fn"),
+                     this);
+}
+
+void KernelCheck::registerPPCallbacks(const SourceManager &, Preprocessor *P,
+                                      Preprocessor *) {
+  PP = P;
+}
+
+void KernelCheck::check(const ast_matchers::MatchFinder::MatchResult &Result) {
+  const auto *Fn = Result.Nodes.getNodeAs<FunctionDecl>("fn");
+  if (Fn->isTemplateInstantiation() || libtorch::isLibTorchDecl(Fn) ||
+      !Fn->getBody())
+    return;
+  if (const auto *MD = dyn_cast<CXXMethodDecl>(Fn))
+    if (MD->getParent()->isLambda() ||
+        MD->getParent()->getTemplateSpecializationKind() >=
+            TSK_ImplicitInstantiation)
+      return;
+  checkFunction(Fn, *Result.Context);
+}
+
+bool KernelCheck::isDeclared(ASTContext &Ctx,
+                             llvm::StringRef QualifiedName) const {
+  return libtorch::declaresQualifiedName(Ctx, QualifiedName);
+}
+
+bool KernelCheck::isMacroDefined(llvm::StringRef Name) const {
+  return PP && PP->isMacroDefined(Name);
+}
+
+SourceLocation KernelCheck::reportLoc(const Expr *E, const SourceManager &SM) {
+  return SM.getFileLoc(E->getBeginLoc());
+}
+
+SourceLocation KernelCheck::editableLoc(SourceLocation Loc,
+                                        const SourceManager &SM) {
+  while (Loc.isMacroID()) {
+    if (!SM.isMacroArgExpansion(Loc))
+      return SourceLocation();
+    Loc = SM.getImmediateSpellingLoc(Loc);
+  }
+  return Loc;
 }
 
 } // namespace clang::tidy::torch

@@ -86,6 +86,36 @@ protected:
   const bool Verbose;
 };
 
+/// The base of the checks of extension code (program/KernelLaunches.h): each
+/// host function definition of the user's code (not a lambda inside one, not
+/// a template instantiation: the template itself is checked once) reaches
+/// checkFunction(). Fix-its that write CUDA or LibTorch names ask
+/// isDeclared() / isMacroDefined() first, so that the fixed code compiles.
+class KernelCheck : public DeviceFlowCheck {
+public:
+  using DeviceFlowCheck::DeviceFlowCheck;
+  void registerMatchers(ast_matchers::MatchFinder *Finder) final;
+  void registerPPCallbacks(const SourceManager &SM, Preprocessor *PP,
+                           Preprocessor *ModuleExpanderPP) final;
+  void check(const ast_matchers::MatchFinder::MatchResult &Result) final;
+
+protected:
+  virtual void checkFunction(const FunctionDecl *Fn, ASTContext &Ctx) = 0;
+  /// True when the qualified name (a namespace path and a name) is declared.
+  bool isDeclared(ASTContext &Ctx, llvm::StringRef QualifiedName) const;
+  bool isMacroDefined(llvm::StringRef Name) const;
+  /// Where a diagnostic about \p E goes: its start, where it is written in
+  /// a macro argument (an AT_DISPATCH lambda), or where its macro is used.
+  static SourceLocation reportLoc(const Expr *E, const SourceManager &SM);
+  /// \p Loc in the file, when a fix-it can edit it there: a file location,
+  /// or one written in a macro argument; invalid inside a macro body.
+  static SourceLocation editableLoc(SourceLocation Loc,
+                                    const SourceManager &SM);
+
+private:
+  Preprocessor *PP = nullptr;
+};
+
 } // namespace clang::tidy::torch
 
 #endif // TORCH_TIDY_TORCHCHECK_H

@@ -16,8 +16,15 @@ every false positive, false negative and unlabelled finding. An unlabelled
 finding counts against precision until someone reads it and labels it.
 Nothing fetched is committed: build/ is ignored.
 
-  scripts/evaluate.py [--torch-tidy build/bin/torch-tidy] [--mirror DIR]
-                      [--out docs/evaluation.md] [-j 2] [--rescore]
+With --set cuda it scores the CUDA extension set instead
+(bench/eval/cuda-extensions/, written to docs/evaluation-cuda.md): `.cu`
+files get the command line torch.utils.cpp_extension gives nvcc, every file
+is compiled against the CUDA LibTorch headers and the CUDA root of
+scripts/fetch-cuda-headers.sh, and torch-tidy gets --cuda-path.
+
+  scripts/evaluate.py [--set training|cuda] [--torch-tidy build/bin/torch-tidy]
+                      [--mirror DIR] [--out docs/evaluation.md] [-j 2]
+                      [--rescore]
 """
 import argparse
 import collections
@@ -33,6 +40,8 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 SOURCE_SUFFIXES = {".cpp", ".cc", ".cxx", ".c", ".h", ".hpp", ".hh", ".hxx",
                    ".inl", ".ipp", ".tpp", ".inc", ".cu", ".cuh"}
 TORCH_INCLUDES = ["/usr/include/torch/csrc/api/include"]
+CUDA_ROOT = os.path.join(ROOT, "build", "cuda-12.4")
+CUDA_TORCH = os.path.join(ROOT, "build", "libtorch-cuda-2.6", "usr", "include")
 
 
 def read_tsv(path):
@@ -84,7 +93,30 @@ def checkout(repo, commit, mirror, work):
     return tree
 
 
-def compile_database(repos, trees, work):
+def python_include():
+    import sysconfig
+    return sysconfig.get_paths()["include"]
+
+
+def cuda_command(f, includes, flags):
+    """What torch.utils.cpp_extension runs for a .cu (nvcc) or a .cpp."""
+    torch = ["-isystem", CUDA_TORCH, "-isystem",
+             os.path.join(CUDA_TORCH, "torch", "csrc", "api", "include"),
+             "-isystem", python_include()]
+    defines = ["-DTORCH_EXTENSION_NAME=ext", "-DTORCH_API_INCLUDE_EXTENSION_H",
+               "-D_GLIBCXX_USE_CXX11_ABI=1"]
+    if f.endswith(".cu"):
+        return (["nvcc"] + defines + torch + includes + flags +
+                ["-D__CUDA_NO_HALF_OPERATORS__", "--expt-relaxed-constexpr",
+                 "--compiler-options", "'-fPIC'",
+                 "-gencode=arch=compute_80,code=sm_80", "-std=c++17",
+                 "-c", f, "-o", f + ".o"])
+    return (["clang++-22", "-std=c++17"] + defines + torch +
+            ["-isystem", os.path.join(CUDA_ROOT, "include")] + includes +
+            flags + ["-c", f])
+
+
+def compile_database(repos, trees, work, cuda=False):
     entries = []
     for r in repos:
         tree = trees[r["repo"]]
@@ -96,6 +128,14 @@ def compile_database(repos, trees, work):
         if not files:
             fail("%s: no file matches %s" % (r["repo"], r["files"]))
         for f in files:
+            if cuda:
+                flags = [] if r.get("flags", "-") in ("", "-") else \
+                    r["flags"].split()
+                entries.append({"directory": tree, "file": f,
+                                "arguments": cuda_command(
+                                    f, ["-I" + os.path.join(tree, d)
+                                        for d in includes], flags)})
+                continue
             args = ["clang++-22", "-std=c++17"]
             args += ["-isystem" + d for d in TORCH_INCLUDES]
             args += ["-I" + os.path.join(tree, d) for d in includes]
@@ -109,12 +149,14 @@ def compile_database(repos, trees, work):
     return len(entries)
 
 
-def run_torch_tidy(binary, work, jobs):
+def run_torch_tidy(binary, work, jobs, cuda=False):
     report = os.path.join(work, "report.json")
     src = os.path.join(work, "src")
     cmd = [binary, "-p", work, "-j", str(jobs), "--format=json",
            "--output", report, "--checks=-*,torch-*",
            "--header-filter=" + src + "/.*"]
+    if cuda:
+        cmd.append("--cuda-path=" + CUDA_ROOT)
     # Findings exit non-zero; a missing report is the failure.
     subprocess.call(cmd, stdout=subprocess.DEVNULL)
     if not os.path.exists(report):
@@ -216,19 +258,28 @@ def write_markdown(out, repos, report, results):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--set", choices=("training", "cuda"),
+                        default="training",
+                        help="which evaluation set: LibTorch programs, or "
+                        "C++/CUDA extensions")
     parser.add_argument("--torch-tidy",
                         default=os.path.join(ROOT, "build/bin/torch-tidy"))
     parser.add_argument("--mirror", default="/work/.mirror",
                         help="bare repositories named owner+name (or owner+name/repo)")
-    parser.add_argument("--work", default=os.path.join(ROOT, "build/eval"))
-    parser.add_argument("--out",
-                        default=os.path.join(ROOT, "docs/evaluation.md"))
+    parser.add_argument("--work")
+    parser.add_argument("--out")
     parser.add_argument("-j", type=int, default=2)
     parser.add_argument("--rescore", action="store_true",
                         help="score the last run's report again (after "
                         "labelling) instead of running torch-tidy")
     args = parser.parse_args()
-    eval_dir = os.path.join(ROOT, "bench/eval")
+    cuda = args.set == "cuda"
+    eval_dir = os.path.join(ROOT, "bench/eval",
+                            "cuda-extensions" if cuda else "")
+    args.work = args.work or os.path.join(
+        ROOT, "build/eval-cuda" if cuda else "build/eval")
+    args.out = args.out or os.path.join(
+        ROOT, "docs/evaluation-cuda.md" if cuda else "docs/evaluation.md")
     repos = read_tsv(os.path.join(eval_dir, "repos.tsv"))
     labels = read_tsv(os.path.join(eval_dir, "labels.tsv"))
     if not os.access(args.torch_tidy, os.X_OK):
@@ -241,8 +292,8 @@ def main():
         with open(os.path.join(args.work, "report.json")) as f:
             report = json.load(f)
     else:
-        compile_database(repos, trees, args.work)
-        report = run_torch_tidy(args.torch_tidy, args.work, args.j)
+        compile_database(repos, trees, args.work, cuda)
+        report = run_torch_tidy(args.torch_tidy, args.work, args.j, cuda)
     results = score(report, labels, trees)
     write_markdown(args.out, repos, report, results)
     for check in sorted(results):

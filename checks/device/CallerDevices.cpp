@@ -22,11 +22,6 @@ bool isUserFunction(const FunctionDecl *FD) {
 }
 
 namespace {
-struct CallSite {
-  const CallExpr *Call;
-  const FunctionDecl *Caller;
-};
-
 /// What the translation unit was found to hold, built on first use.
 struct UnitIndex {
   ASTContext *Ctx = nullptr;
@@ -293,9 +288,6 @@ bool exportsUnitFacts() {
   return Exports;
 }
 
-namespace {
-/// The name of \p FD that every translation unit gives it: qualified name
-/// and parameter types, and the file for a function with internal linkage.
 std::string functionKey(const FunctionDecl *FD) {
   FD = FD->getCanonicalDecl();
   std::string Key;
@@ -313,6 +305,8 @@ std::string functionKey(const FunctionDecl *FD) {
     OS << " const";
   return Key;
 }
+
+namespace {
 
 std::string valueKey(const DeviceValue &V) {
   if (V.isCPU())
@@ -433,6 +427,14 @@ void writeUnitFacts(ASTContext &Ctx) {
     return;
   for (const std::string &L : Lines)
     OS << L;
+}
+
+llvm::ArrayRef<CallSite> callSitesOf(const FunctionDecl *Fn, ASTContext &Ctx) {
+  ensureIndex(Ctx);
+  auto It = Index.Calls.find(Fn->getCanonicalDecl());
+  if (It == Index.Calls.end())
+    return {};
+  return It->second;
 }
 
 void clearCallerDevicesCache() { Index = UnitIndex(); }

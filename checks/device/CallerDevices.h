@@ -26,6 +26,8 @@
 
 #include "device/DeviceFacts.h"
 #include "clang/AST/ASTContext.h"
+#include "llvm/ADT/ArrayRef.h"
+#include <string>
 
 namespace clang::tidy::torch::device {
 
@@ -56,6 +58,22 @@ void deferToProgram(SourceLocation Loc, const DeviceValue &V, ASTContext &Ctx);
 /// In a batch worker: appends the unit's facts (what its functions return,
 /// what its calls pass, the deferred findings) to the facts file.
 void writeUnitFacts(ASTContext &Ctx);
+
+/// A call of a user function, and the function whose body holds it (the
+/// enclosing function, for a call in a lambda).
+struct CallSite {
+  const CallExpr *Call;
+  const FunctionDecl *Caller;
+};
+
+/// The calls of \p Fn in the user code of this translation unit, operator
+/// calls excluded (what the parameters' inflow is built from).
+llvm::ArrayRef<CallSite> callSitesOf(const FunctionDecl *Fn, ASTContext &Ctx);
+
+/// The name of \p FD that every translation unit gives it (ProgramFacts.h):
+/// qualified name and parameter types, and the file for a function with
+/// internal linkage.
+std::string functionKey(const FunctionDecl *FD);
 
 /// Drops what was learnt about the translation unit.
 void clearCallerDevicesCache();

@@ -1,0 +1,93 @@
+//===- MissingDeviceGuardCheck.cpp - torch-missing-device-guard -----------===//
+#include "MissingDeviceGuardCheck.h"
+#include "libtorch/CudaApi.h"
+#include "libtorch/TorchTypes.h"
+#include "program/KernelLaunches.h"
+#include "clang/Lex/Lexer.h"
+
+namespace clang::tidy::torch {
+
+namespace {
+/// The first parameter of \p Fn that is a tensor.
+const ParmVarDecl *firstTensorParameter(const FunctionDecl *Fn) {
+  for (const ParmVarDecl *P : Fn->parameters())
+    if (libtorch::isTensorType(P->getType().getNonReferenceType()))
+      return P;
+  return nullptr;
+}
+
+/// "kernel 'k' is launched", "'cudaMemcpy' runs", "'launch' launches
+/// kernel 'k'".
+std::string describe(const program::GpuWork &W) {
+  std::string Work =
+      libtorch::isKernelLaunch(W.Work)
+          ? "kernel '" + libtorch::launchedName(W.Work) + "'"
+          : "'" +
+                cast<CallExpr>(W.Work)->getDirectCallee()->getNameAsString() +
+                "'";
+  if (W.Launcher)
+    return "'" + W.Launcher->getNameAsString() + "' starts " + Work;
+  return Work + (libtorch::isKernelLaunch(W.Work) ? " is launched" : " runs");
+}
+} // namespace
+
+void MissingDeviceGuardCheck::checkFunction(const FunctionDecl *Fn,
+                                            ASTContext &Ctx) {
+  const ParmVarDecl *Tensor = firstTensorParameter(Fn);
+  if (!Tensor)
+    return;
+  std::vector<program::GpuWork> Work = program::gpuWorkOf(Fn, Ctx);
+  const program::GpuWork *Unguarded = nullptr;
+  for (const program::GpuWork &W : Work)
+    if (!program::guardedAt(Fn, W.Site)) {
+      Unguarded = &W;
+      break;
+    }
+  if (!Unguarded || program::guardedByEveryCaller(Fn, Ctx))
+    return;
+  const SourceManager &SM = Ctx.getSourceManager();
+  SourceLocation Loc = SM.getFileLoc(Fn->getLocation());
+  if (!reportOnce(Loc))
+    return;
+
+  const auto *Body = dyn_cast<CompoundStmt>(Fn->getBody());
+  bool InMacro = Fn->getLocation().isMacroID() ||
+                 (Body && Body->getLBracLoc().isMacroID());
+  bool CanWrite = isDeclared(Ctx, "at::cuda::OptionalCUDAGuard") &&
+                  isDeclared(Ctx, "at::device_of");
+  std::string Guard = "const at::cuda::OptionalCUDAGuard device_guard(device_of(" +
+                      Tensor->getNameAsString() + "));";
+  {
+    auto D = diag(Loc, "'%0' starts GPU work on the current device, not on "
+                       "its tensors' device: with inputs on another GPU "
+                       "(cuda:1 while cuda:0 is current) the work reads "
+                       "another device's memory; make the tensors' device "
+                       "current first: '%1'")
+             << Fn->getNameAsString() << Guard;
+    if (Body && !InMacro && CanWrite && Tensor->getIdentifier()) {
+      std::string Indent =
+          Body->body_empty()
+              ? (Lexer::getIndentationForLine(Fn->getBeginLoc(), SM) + "  ")
+                    .str()
+              : Lexer::getIndentationForLine(Body->body_front()->getBeginLoc(),
+                                             SM)
+                    .str();
+      D << FixItHint::CreateInsertion(
+          Body->getLBracLoc().getLocWithOffset(1), "\n" + Indent + Guard);
+    }
+  }
+  diag(reportLoc(Unguarded->Site, SM), "%0 here, with no guard before it",
+       DiagnosticIDs::Note)
+      << describe(*Unguarded);
+  if (InMacro)
+    noFixNote(Loc, NoFix::InMacro);
+  else if (!CanWrite)
+    diag(Loc, "no automatic fix: at::cuda::OptionalCUDAGuard is not declared "
+              "here; include <c10/cuda/CUDAGuard.h>",
+         DiagnosticIDs::Note);
+  else if (!Tensor->getIdentifier())
+    diag(Loc, "no automatic fix: the tensor parameter has no name",
+         DiagnosticIDs::Note);
+}
+
+} // namespace clang::tidy::torch

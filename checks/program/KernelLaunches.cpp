@@ -1,0 +1,431 @@
+//===- KernelLaunches.cpp - the GPU work of a host function ---------------===//
+#include "program/KernelLaunches.h"
+#include "ast/ASTHelpers.h"
+#include "ast/DeviceCode.h"
+#include "device/CallerDevices.h"
+#include "device/DeviceFlow.h"
+#include "libtorch/CudaApi.h"
+#include "libtorch/TorchTypes.h"
+#include "llvm/ADT/DenseMap.h"
+
+namespace clang::tidy::torch::program {
+
+namespace {
+
+/// The statements from a function body down to a node, outermost first.
+using StmtPath = llvm::SmallVector<const Stmt *, 16>;
+
+bool pathTo(const Stmt *S, const Stmt *Target, StmtPath &Path) {
+  if (!S)
+    return false;
+  Path.push_back(S);
+  if (S == Target)
+    return true;
+  if (const auto *L = dyn_cast<LambdaExpr>(S)) {
+    if (pathTo(L->getBody(), Target, Path))
+      return true;
+  } else {
+    for (const Stmt *Child : S->children())
+      if (pathTo(Child, Target, Path))
+        return true;
+  }
+  Path.pop_back();
+  return false;
+}
+
+StmtPath pathIn(const FunctionDecl *Fn, const Stmt *Target) {
+  StmtPath Path;
+  if (!pathTo(Fn->getBody(), Target, Path))
+    Path.clear();
+  return Path;
+}
+
+/// Calls \p Visit on each statement that runs before Path.back(): the
+/// earlier statements of each enclosing block and the conditions of the
+/// enclosing branches and loops. Stops when \p Visit returns true.
+template <typename F> bool anyBefore(const StmtPath &Path, F Visit) {
+  for (size_t I = 0; I + 1 < Path.size(); ++I) {
+    const Stmt *Next = Path[I + 1];
+    if (const auto *CS = dyn_cast<CompoundStmt>(Path[I])) {
+      for (const Stmt *Prior : CS->body()) {
+        if (Prior == Next)
+          break;
+        if (Visit(Prior))
+          return true;
+      }
+    } else if (const auto *If = dyn_cast<IfStmt>(Path[I])) {
+      if (If->getCond() != Next && Visit(If->getCond()))
+        return true;
+    } else if (const auto *CO = dyn_cast<ConditionalOperator>(Path[I])) {
+      if (CO->getCond() != Next && Visit(CO->getCond()))
+        return true;
+    } else if (const auto *BO = dyn_cast<BinaryOperator>(Path[I])) {
+      if (BO->isLogicalOp() && BO->getRHS() == Next && Visit(BO->getLHS()))
+        return true;
+    }
+  }
+  return false;
+}
+
+/// True if \p Visit holds for \p S or a node below it, lambdas excluded.
+template <typename F> bool anyNode(const Stmt *S, F Visit) {
+  if (!S)
+    return false;
+  if (Visit(S))
+    return true;
+  if (isa<LambdaExpr>(S))
+    return false;
+  for (const Stmt *Child : S->children())
+    if (anyNode(Child, Visit))
+      return true;
+  return false;
+}
+
+bool hasTensorParameter(const FunctionDecl *FD) {
+  return llvm::any_of(FD->parameters(), [](const ParmVarDecl *P) {
+    return libtorch::isTensorType(P->getType().getNonReferenceType());
+  });
+}
+
+bool isDeviceLambda(const LambdaExpr *L) {
+  return ast::isDeviceFunction(L->getCallOperator());
+}
+
+/// The first piece of GPU work \p FD starts: the memo of launcherWork().
+struct UnitCache {
+  ASTContext *Ctx = nullptr;
+  llvm::DenseMap<const FunctionDecl *, const Expr *> FirstWork;
+};
+thread_local UnitCache Cache;
+
+const Expr *firstWork(const FunctionDecl *FD, ASTContext &Ctx, unsigned Depth);
+
+void collectWork(const Stmt *S, ASTContext &Ctx, unsigned Depth,
+                 std::vector<GpuWork> &Out) {
+  if (!S)
+    return;
+  if (const auto *L = dyn_cast<LambdaExpr>(S)) {
+    if (!isDeviceLambda(L))
+      collectWork(L->getBody(), Ctx, Depth, Out);
+    return;
+  }
+  if (const auto *E = dyn_cast<Expr>(S)) {
+    if (libtorch::isGpuWork(E)) {
+      Out.push_back({E, E, nullptr});
+    } else if (const auto *Call = dyn_cast<CallExpr>(E);
+               Call && Depth > 0 && !isa<CXXOperatorCallExpr>(Call)) {
+      const FunctionDecl *Callee = Call->getDirectCallee();
+      const FunctionDecl *Def = Callee ? Callee->getDefinition() : nullptr;
+      if (Def && !hasTensorParameter(Def))
+        if (const Expr *W = firstWork(Def, Ctx, Depth - 1))
+          Out.push_back({Call, W, Def});
+    }
+  }
+  for (const Stmt *Child : S->children())
+    collectWork(Child, Ctx, Depth, Out);
+}
+
+const Expr *firstWork(const FunctionDecl *FD, ASTContext &Ctx,
+                      unsigned Depth) {
+  const SourceManager &SM = Ctx.getSourceManager();
+  if (!FD->hasBody() || !device::isUserFunction(FD) ||
+      ast::isDeviceFunction(FD) || SM.isInSystemHeader(FD->getLocation()))
+    return nullptr;
+  if (Cache.Ctx != &Ctx) {
+    Cache = UnitCache();
+    Cache.Ctx = &Ctx;
+  }
+  auto [It, New] = Cache.FirstWork.try_emplace(FD, nullptr);
+  if (!New)
+    return It->second; // known, or being computed (a cycle adds nothing)
+  std::vector<GpuWork> Work;
+  collectWork(FD->getBody(), Ctx, Depth, Work);
+  const Expr *First = Work.empty() ? nullptr : Work.front().Work;
+  Cache.FirstWork[FD] = First;
+  return First;
+}
+
+/// True for a statement that declares a device guard or selects a device.
+bool makesDeviceCurrent(const Stmt *S) {
+  if (const auto *DS = dyn_cast<DeclStmt>(S))
+    for (const Decl *D : DS->decls())
+      if (const auto *V = dyn_cast<VarDecl>(D))
+        if (libtorch::isDeviceGuardVariable(V))
+          return true;
+  return anyNode(S, [](const Stmt *N) {
+    const auto *Call = dyn_cast<CallExpr>(N);
+    return Call && libtorch::isDeviceSelection(Call);
+  });
+}
+
+/// True if \p S reads the launch error: a cudaGetLastError() or
+/// cudaPeekAtLastError() whose result is used, or c10's CUDA check.
+bool readsLaunchError(const Stmt *S, bool Discarded) {
+  if (!S || isa<LambdaExpr>(S))
+    return false;
+  if (const auto *Call = dyn_cast<CallExpr>(S)) {
+    if (libtorch::isLaunchErrorRead(Call) && !Discarded)
+      return true;
+    if (const FunctionDecl *FD = Call->getDirectCallee())
+      if (FD->getIdentifier() &&
+          FD->getName() == "c10_cuda_check_implementation")
+        return true;
+  }
+  if (isa<CompoundStmt>(S)) {
+    for (const Stmt *Child : S->children())
+      if (readsLaunchError(Child, true))
+        return true;
+    return false;
+  }
+  // A value passes through parentheses and implicit nodes; a cast to void
+  // discards it.
+  bool ChildDiscarded = false;
+  if (isa<ParenExpr, ImplicitCastExpr, ExprWithCleanups>(S))
+    ChildDiscarded = Discarded;
+  else if (const auto *Cast = dyn_cast<CStyleCastExpr>(S))
+    ChildDiscarded = Cast->getType()->isVoidType();
+  for (const Stmt *Child : S->children())
+    if (readsLaunchError(Child, ChildDiscarded))
+      return true;
+  return false;
+}
+
+/// True if the value of Path.back() is used: its parent is no block and no
+/// cast to void.
+bool resultUsed(const StmtPath &Path) {
+  for (size_t I = Path.size() - 1; I-- > 0;) {
+    const Stmt *Parent = Path[I];
+    if (isa<ParenExpr, ImplicitCastExpr, ExprWithCleanups>(Parent))
+      continue;
+    if (const auto *Cast = dyn_cast<CStyleCastExpr>(Parent))
+      return !Cast->getType()->isVoidType();
+    return !isa<CompoundStmt>(Parent);
+  }
+  return false;
+}
+
+/// True for a comparison `t.device().type() == kCUDA` (either order) whose
+/// tensor side comes from \p Tensor.
+bool comparesWithCuda(const Expr *L, const Expr *R, const ParmVarDecl *Tensor,
+                      const FunctionDecl *Fn) {
+  auto NamesCuda = [](const Expr *E) {
+    return anyNode(E, [](const Stmt *N) {
+      const auto *DRE = dyn_cast<DeclRefExpr>(N);
+      return DRE && DRE->getDecl()->getIdentifier() &&
+             (DRE->getDecl()->getName() == "kCUDA" ||
+              (isa<EnumConstantDecl>(DRE->getDecl()) &&
+               DRE->getDecl()->getName() == "CUDA"));
+    });
+  };
+  return (NamesCuda(R) && tensorParameterOf(L, Fn) == Tensor) ||
+         (NamesCuda(L) && tensorParameterOf(R, Fn) == Tensor);
+}
+
+bool testsOnCuda(const Stmt *S, const ParmVarDecl *Tensor,
+                 const FunctionDecl *Fn, unsigned Depth);
+
+/// True if \p Call passes \p Tensor to a function of this file that tests
+/// its parameter (`check_input(x)`).
+bool passesToTester(const CallExpr *Call, const ParmVarDecl *Tensor,
+                    const FunctionDecl *Fn, unsigned Depth) {
+  const FunctionDecl *Callee = Call->getDirectCallee();
+  const FunctionDecl *Def = Callee ? Callee->getDefinition() : nullptr;
+  if (!Def || Depth == 0 || !device::isUserFunction(Def))
+    return false;
+  for (unsigned I = 0; I < Call->getNumArgs() && I < Def->getNumParams(); ++I)
+    if (tensorParameterOf(Call->getArg(I), Fn) == Tensor &&
+        testsOnCuda(Def->getBody(), Def->getParamDecl(I), Def, Depth - 1))
+      return true;
+  return false;
+}
+
+bool testsOnCuda(const Stmt *S, const ParmVarDecl *Tensor,
+                 const FunctionDecl *Fn, unsigned Depth) {
+  return anyNode(S, [&](const Stmt *N) {
+    if (const auto *MC = dyn_cast<CXXMemberCallExpr>(N))
+      if (libtorch::isCudaDeviceTest(MC))
+        return tensorParameterOf(MC->getImplicitObjectArgument(), Fn) == Tensor;
+    if (const auto *BO = dyn_cast<BinaryOperator>(N))
+      if (BO->getOpcode() == BO_EQ)
+        return comparesWithCuda(BO->getLHS(), BO->getRHS(), Tensor, Fn);
+    if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(N)) {
+      if (Op->getOperator() == OO_EqualEqual && Op->getNumArgs() == 2)
+        return comparesWithCuda(Op->getArg(0), Op->getArg(1), Tensor, Fn);
+      return false;
+    }
+    if (const auto *Call = dyn_cast<CallExpr>(N))
+      return passesToTester(Call, Tensor, Fn, Depth);
+    return false;
+  });
+}
+
+void collectAccesses(const Stmt *S, const FunctionDecl *Fn, unsigned Depth,
+                     std::vector<HandedMemory> &Out) {
+  if (!S)
+    return;
+  if (const auto *MC = dyn_cast<CXXMemberCallExpr>(S))
+    if (libtorch::isTensorMemoryAccess(MC))
+      if (const ParmVarDecl *P =
+              tensorParameterOf(MC->getImplicitObjectArgument(), Fn)) {
+        Out.push_back({P, MC});
+        return;
+      }
+  if (const auto *DRE = dyn_cast<DeclRefExpr>(S))
+    if (const auto *V = dyn_cast<VarDecl>(DRE->getDecl()))
+      if (Depth > 0 && !isa<ParmVarDecl>(V) && V->hasLocalStorage() &&
+          V->getInit() &&
+          !libtorch::isTensorType(V->getType().getNonReferenceType()))
+        collectAccesses(V->getInit(), Fn, Depth - 1, Out);
+  for (const Stmt *Child : S->children())
+    collectAccesses(Child, Fn, Depth, Out);
+}
+
+} // namespace
+
+std::vector<GpuWork> gpuWorkOf(const FunctionDecl *Fn, ASTContext &Ctx) {
+  std::vector<GpuWork> Out;
+  collectWork(Fn->getBody(), Ctx, 3, Out);
+  return Out;
+}
+
+bool guardedAt(const FunctionDecl *Fn, const Expr *Site) {
+  StmtPath Path = pathIn(Fn, Site);
+  return anyBefore(Path, makesDeviceCurrent);
+}
+
+static bool guardedByEveryCaller(const FunctionDecl *Fn, ASTContext &Ctx,
+                                 unsigned Depth) {
+  auto Sites = device::callSitesOf(Fn, Ctx);
+  return !Sites.empty() && llvm::all_of(Sites, [&](const device::CallSite &S) {
+    return guardedAt(S.Caller, S.Call) ||
+           (Depth > 1 && guardedByEveryCaller(S.Caller, Ctx, Depth - 1));
+  });
+}
+
+bool guardedByEveryCaller(const FunctionDecl *Fn, ASTContext &Ctx) {
+  return guardedByEveryCaller(Fn, Ctx, 3);
+}
+
+bool launchErrorReadAfter(const FunctionDecl *Fn, const Expr *Site) {
+  StmtPath Path = pathIn(Fn, Site);
+  if (Path.empty())
+    return false;
+  if (!isa<CUDAKernelCallExpr>(Site) && libtorch::isKernelLaunch(Site) &&
+      resultUsed(Path))
+    return true;
+  for (size_t I = Path.size() - 1; I-- > 0;) {
+    const auto *CS = dyn_cast<CompoundStmt>(Path[I]);
+    if (!CS)
+      continue;
+    bool After = false;
+    for (const Stmt *Child : CS->body()) {
+      if (After && readsLaunchError(Child, true))
+        return true;
+      After = After || Child == Path[I + 1];
+    }
+  }
+  return false;
+}
+
+const Stmt *statementInBlock(const FunctionDecl *Fn, const Expr *Site) {
+  StmtPath Path = pathIn(Fn, Site);
+  for (size_t I = Path.size() - 1; I-- > 0;) {
+    if (isa<CompoundStmt>(Path[I]))
+      return Path[I + 1];
+    if (!isa<Expr>(Path[I]))
+      return nullptr;
+  }
+  return nullptr;
+}
+
+static bool launchErrorReadByEveryCaller(const FunctionDecl *Fn,
+                                         ASTContext &Ctx, unsigned Depth) {
+  auto Sites = device::callSitesOf(Fn, Ctx);
+  return !Sites.empty() && llvm::all_of(Sites, [&](const device::CallSite &S) {
+    return launchErrorReadAfter(S.Caller, S.Call) ||
+           (Depth > 1 &&
+            launchErrorReadByEveryCaller(S.Caller, Ctx, Depth - 1));
+  });
+}
+
+bool launchErrorReadByEveryCaller(const FunctionDecl *Fn, ASTContext &Ctx) {
+  return launchErrorReadByEveryCaller(Fn, Ctx, 2);
+}
+
+std::vector<HandedMemory> memoryHandedTo(const FunctionDecl *Fn,
+                                         const Expr *Site) {
+  std::vector<HandedMemory> Out;
+  const auto *Call = dyn_cast<CallExpr>(Site);
+  if (!Call || (!isa<CUDAKernelCallExpr>(Call) &&
+                libtorch::isKernelLaunch(Call)))
+    return Out; // cudaLaunchKernel's arguments are an array of pointers
+  for (const Expr *Arg : Call->arguments())
+    collectAccesses(Arg, Fn, 1, Out);
+  return Out;
+}
+
+const ParmVarDecl *tensorParameterOf(const Expr *E, const FunctionDecl *Fn) {
+  const VarDecl *V = ast::rootVariable(ast::stripCopiesAndMoves(E));
+  for (unsigned Step = 0; V && Step < 4; ++Step) {
+    if (!libtorch::isTensorType(V->getType().getNonReferenceType()))
+      return nullptr;
+    if (const auto *P = dyn_cast<ParmVarDecl>(V))
+      return P->getDeclContext() == Fn ? P : nullptr;
+    if (!V->hasLocalStorage() || !V->getInit())
+      return nullptr;
+    V = ast::rootVariable(V->getInit());
+  }
+  return nullptr;
+}
+
+bool provenOnCudaAt(const FunctionDecl *Fn, const ParmVarDecl *Tensor,
+                    const Expr *Site, const CXXMemberCallExpr *Access,
+                    ASTContext &Ctx) {
+  StmtPath Path = pathIn(Fn, Site);
+  if (anyBefore(Path, [&](const Stmt *S) {
+        return testsOnCuda(S, Tensor, Fn, 2);
+      }))
+    return true;
+  if (!Access || ast::isTemplateCode(Fn))
+    return false;
+  const device::DeviceFlow &Flow = device::DeviceFlow::get(Fn, Ctx);
+  return Flow.analyzed() &&
+         Flow.deviceOf(Access->getImplicitObjectArgument()).kind() ==
+             device::DeviceValue::CUDA;
+}
+
+static bool provenOnCudaByEveryCaller(const FunctionDecl *Fn, unsigned Index,
+                                      ASTContext &Ctx, unsigned Depth) {
+  auto Sites = device::callSitesOf(Fn, Ctx);
+  return !Sites.empty() && llvm::all_of(Sites, [&](const device::CallSite &S) {
+    if (Index >= S.Call->getNumArgs())
+      return false;
+    const Expr *Arg = S.Call->getArg(Index);
+    if (!ast::isTemplateCode(S.Caller)) {
+      const device::DeviceFlow &Flow = device::DeviceFlow::get(S.Caller, Ctx);
+      if (Flow.analyzed() &&
+          Flow.deviceOf(Arg).kind() == device::DeviceValue::CUDA)
+        return true;
+    }
+    const ParmVarDecl *P = tensorParameterOf(Arg, S.Caller);
+    if (!P)
+      return false;
+    StmtPath Path = pathIn(S.Caller, S.Call);
+    return anyBefore(Path,
+                     [&](const Stmt *St) {
+                       return testsOnCuda(St, P, S.Caller, 2);
+                     }) ||
+           (Depth > 1 &&
+            provenOnCudaByEveryCaller(S.Caller, P->getFunctionScopeIndex(),
+                                      Ctx, Depth - 1));
+  });
+}
+
+bool provenOnCudaByEveryCaller(const FunctionDecl *Fn, unsigned Index,
+                               ASTContext &Ctx) {
+  return provenOnCudaByEveryCaller(Fn, Index, Ctx, 3);
+}
+
+void clearKernelLaunchCache() { Cache = UnitCache(); }
+
+} // namespace clang::tidy::torch::program
