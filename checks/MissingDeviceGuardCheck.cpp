@@ -1,5 +1,7 @@
 //===- MissingDeviceGuardCheck.cpp - torch-missing-device-guard -----------===//
 #include "MissingDeviceGuardCheck.h"
+#include "device/CallerDevices.h"
+#include "device/ProgramFacts.h"
 #include "libtorch/CudaApi.h"
 #include "libtorch/TorchTypes.h"
 #include "program/KernelLaunches.h"
@@ -49,12 +51,19 @@ void MissingDeviceGuardCheck::checkFunction(const FunctionDecl *Fn,
   SourceLocation Loc = SM.getFileLoc(Fn->getLocation());
   if (!reportOnce(Loc))
     return;
+  if (Fn->isExternallyVisible())
+    deferToCallers(Loc,
+                   device::ProgramFacts::guardOf(device::functionKey(Fn)), SM);
 
   const auto *Body = dyn_cast<CompoundStmt>(Fn->getBody());
   bool InMacro = Fn->getLocation().isMacroID() ||
                  (Body && Body->getLBracLoc().isMacroID());
-  bool CanWrite = isDeclared(Ctx, "at::cuda::OptionalCUDAGuard") &&
-                  isDeclared(Ctx, "at::device_of");
+  // What the fix writes, and the header that declares it.
+  llvm::StringRef MissingHeader =
+      !isDeclared(Ctx, "at::cuda::OptionalCUDAGuard") ? "<c10/cuda/CUDAGuard.h>"
+      : !isDeclared(Ctx, "at::device_of")            ? "<ATen/DeviceGuard.h>"
+                                                      : "";
+  bool CanWrite = MissingHeader.empty();
   std::string Guard = "const at::cuda::OptionalCUDAGuard device_guard(device_of(" +
                       Tensor->getNameAsString() + "));";
   {
@@ -82,12 +91,17 @@ void MissingDeviceGuardCheck::checkFunction(const FunctionDecl *Fn,
   if (InMacro)
     noFixNote(Loc, NoFix::InMacro);
   else if (!CanWrite)
-    diag(Loc, "no automatic fix: at::cuda::OptionalCUDAGuard is not declared "
-              "here; include <c10/cuda/CUDAGuard.h>",
-         DiagnosticIDs::Note);
+    diag(Loc, "no automatic fix: the guard needs %0, which this file does "
+              "not include",
+         DiagnosticIDs::Note)
+        << MissingHeader;
   else if (!Tensor->getIdentifier())
     diag(Loc, "no automatic fix: the tensor parameter has no name",
          DiagnosticIDs::Note);
+}
+
+std::string MissingDeviceGuardCheck::unitFacts(ASTContext &Ctx) {
+  return program::guardFacts(Ctx);
 }
 
 } // namespace clang::tidy::torch

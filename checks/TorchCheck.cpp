@@ -5,6 +5,7 @@
 #include "ast/DeviceCode.h"
 #include "device/CallerDevices.h"
 #include "device/DeviceFlow.h"
+#include "device/ProgramFacts.h"
 #include "libtorch/CudaApi.h"
 #include "libtorch/TorchTypes.h"
 #include "clang/ASTMatchers/ASTMatchFinder.h"
@@ -112,7 +113,25 @@ void KernelCheck::check(const ast_matchers::MatchFinder::MatchResult &Result) {
         MD->getParent()->getTemplateSpecializationKind() >=
             TSK_ImplicitInstantiation)
       return;
+  Unit = Result.Context;
   checkFunction(Fn, *Result.Context);
+}
+
+void KernelCheck::onEndOfTranslationUnit() {
+  if (Unit && device::exportsUnitFacts())
+    device::appendUnitFacts(unitFacts(*Unit) + Deferred);
+  Unit = nullptr;
+  Deferred.clear();
+  DeviceFlowCheck::onEndOfTranslationUnit();
+}
+
+void KernelCheck::deferToCallers(SourceLocation Loc, llvm::StringRef Value,
+                                 const SourceManager &SM) {
+  if (!device::exportsUnitFacts())
+    return;
+  if (auto Pos = device::findingPosition(Loc, SM))
+    Deferred += device::ProgramFacts::callerDeferredFact(Pos->first,
+                                                         Pos->second, Value);
 }
 
 bool KernelCheck::isDeclared(ASTContext &Ctx,

@@ -98,9 +98,17 @@ public:
   void registerPPCallbacks(const SourceManager &SM, Preprocessor *PP,
                            Preprocessor *ModuleExpanderPP) final;
   void check(const ast_matchers::MatchFinder::MatchResult &Result) final;
+  void onEndOfTranslationUnit() override;
 
 protected:
   virtual void checkFunction(const FunctionDecl *Fn, ASTContext &Ctx) = 0;
+  /// In a batch worker: what the unit tells the other units, written with
+  /// the deferred findings at the end of the unit (device/ProgramFacts.h).
+  virtual std::string unitFacts(ASTContext &) { return ""; }
+  /// In a batch worker: the finding at \p Loc stands only if every call of
+  /// the program fails to prove \p Value ("guard <fn>", "proof <i> <fn>").
+  void deferToCallers(SourceLocation Loc, llvm::StringRef Value,
+                      const SourceManager &SM);
   /// True when the qualified name (a namespace path and a name) is declared.
   bool isDeclared(ASTContext &Ctx, llvm::StringRef QualifiedName) const;
   bool isMacroDefined(llvm::StringRef Name) const;
@@ -114,6 +122,8 @@ protected:
 
 private:
   Preprocessor *PP = nullptr;
+  ASTContext *Unit = nullptr;
+  std::string Deferred;
 };
 
 } // namespace clang::tidy::torch

@@ -1,5 +1,7 @@
 //===- UncheckedTensorDeviceCheck.cpp - torch-unchecked-tensor-device -----===//
 #include "UncheckedTensorDeviceCheck.h"
+#include "device/CallerDevices.h"
+#include "device/ProgramFacts.h"
 #include "libtorch/CudaApi.h"
 #include "program/KernelLaunches.h"
 #include "llvm/ADT/DenseSet.h"
@@ -30,6 +32,13 @@ void UncheckedTensorDeviceCheck::checkFunction(const FunctionDecl *Fn,
   SourceLocation Loc = SM.getFileLoc(Fn->getLocation());
   if (!reportOnce(Loc))
     return;
+  if (Fn->isExternallyVisible())
+    for (const program::HandedMemory &M : Unproven)
+      deferToCallers(Loc,
+                     device::ProgramFacts::proofOf(
+                         M.Tensor->getFunctionScopeIndex(),
+                         device::functionKey(Fn)),
+                     SM);
   std::string Names;
   for (const program::HandedMemory &M : Unproven)
     Names += (Names.empty() ? "'" : ", '") + M.Tensor->getNameAsString() + "'";
@@ -45,6 +54,10 @@ void UncheckedTensorDeviceCheck::checkFunction(const FunctionDecl *Fn,
          DiagnosticIDs::Note)
         << Unproven[I].Tensor->getNameAsString()
         << libtorch::launchedName(Sites[I]);
+}
+
+std::string UncheckedTensorDeviceCheck::unitFacts(ASTContext &Ctx) {
+  return program::proofFacts(Ctx);
 }
 
 } // namespace clang::tidy::torch

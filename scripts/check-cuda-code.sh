@@ -4,7 +4,8 @@
 # build machines have no CUDA LibTorch, so without this step that code is
 # compiled nowhere but on a GPU machine. Every .cpp of harness/ and probe/
 # is compiled with the CUDA macros their CMake files set on a CUDA build
-# (HARNESS_HAS_CUDA, TORCH_TIDY_PROBE_CUDA); every .cu, for the host and for
+# (HARNESS_HAS_CUDA, HARNESS_HAS_CUDA_KERNELS when nvcc compiles the
+# harness's .cu, TORCH_TIDY_PROBE_CUDA); every .cu, for the host and for
 # the device (sm_80). Prints one line per file and fails on the first error.
 # Usage: scripts/check-cuda-code.sh [BUILD_DIR]
 set -euo pipefail
@@ -21,7 +22,8 @@ COMMON=(-std=c++17 -D_GLIBCXX_USE_CXX11_ABI=1 -isystem "$TORCH"
         -isystem "$TORCH/torch/csrc/api/include" -isystem "$PY_INCLUDE"
         -I harness -I probe)
 CXX=(clang++-22 -fsyntax-only -x c++ -isystem "$CUDA/include"
-     -DHARNESS_HAS_CUDA=1 -DHARNESS_HAS_YAML=1 -DTORCH_TIDY_PROBE_CUDA=1 "${COMMON[@]}")
+     -DHARNESS_HAS_CUDA=1 -DHARNESS_HAS_CUDA_KERNELS=1 -DHARNESS_HAS_YAML=1
+     -DTORCH_TIDY_PROBE_CUDA=1 "${COMMON[@]}")
 CU=(clang++-22 -fsyntax-only -x cuda --cuda-path="$CUDA" --cuda-gpu-arch=sm_80
     "${COMMON[@]}")
 status=0

@@ -157,6 +157,11 @@ def file_problems(root, checks):
                   os.path.join("docs", "checks", c["name"] + ".md"),
                   os.path.join("test", "checks", c["name"] + ".cpp"),
                   os.path.join("harness", "scenarios", c["scenario"] + ".cpp")]
+        # A check of CUDA code has its main test as a CUDA unit.
+        test = wanted[3]
+        if not os.path.exists(os.path.join(root, test)) and os.path.exists(
+                os.path.join(root, test[:-len(".cpp")] + ".cu")):
+            wanted[3] = test[:-len(".cpp")] + ".cu"
         problems += ["%s: missing %s" % (c["name"], p) for p in wanted
                      if not os.path.exists(os.path.join(root, p))]
         scenario = os.path.join(root, wanted[-1])
@@ -169,7 +174,8 @@ def file_problems(root, checks):
                    os.path.join("harness", "scenarios")):
         for entry in sorted(os.listdir(os.path.join(root, folder))):
             stem = os.path.splitext(entry)[0]
-            if stem not in names:
+            # Shared code of the scenarios (CUDA kernels) is no scenario.
+            if stem not in names and stem.startswith("torch-"):
                 problems.append("%s is not in checks/checks.json" %
                                 os.path.join(folder, entry))
     headers = {c["header"] for c in checks}

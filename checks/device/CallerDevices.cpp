@@ -364,24 +364,47 @@ void addFacts(bool Followed, llvm::ArrayRef<DeviceValue> Values,
 }
 } // namespace
 
+std::optional<std::pair<std::string, unsigned>>
+findingPosition(SourceLocation Loc, const SourceManager &SM) {
+  Loc = SM.getFileLoc(Loc);
+  OptionalFileEntryRef File = SM.getFileEntryRefForID(SM.getFileID(Loc));
+  if (!File)
+    return std::nullopt;
+  llvm::SmallString<256> Path(File->getName());
+  SM.getFileManager().makeAbsolutePath(Path);
+  llvm::sys::path::remove_dots(Path, /*remove_dot_dot=*/true);
+  return std::make_pair(Path.str().str(), SM.getFileOffset(Loc));
+}
+
 void deferToProgram(SourceLocation Loc, const DeviceValue &V, ASTContext &Ctx) {
   if (!exportsUnitFacts() || V.kind() != DeviceValue::Inherited)
     return;
   ensureIndex(Ctx);
-  const SourceManager &SM = Ctx.getSourceManager();
-  Loc = SM.getFileLoc(Loc);
-  OptionalFileEntryRef File = SM.getFileEntryRefForID(SM.getFileID(Loc));
-  if (!File)
+  auto Pos = findingPosition(Loc, Ctx.getSourceManager());
+  if (!Pos)
     return;
-  llvm::SmallString<256> Path(File->getName());
-  SM.getFileManager().makeAbsolutePath(Path);
-  llvm::sys::path::remove_dots(Path, /*remove_dot_dot=*/true);
   addFacts(
       true, V,
       [&](llvm::StringRef Value) {
-        return ProgramFacts::deferredFact(Path, SM.getFileOffset(Loc), Value);
+        return ProgramFacts::deferredFact(Pos->first, Pos->second, Value);
       },
       Index.Deferred);
+}
+
+std::vector<std::pair<const FunctionDecl *, CallSite>>
+callSitesInUnit(ASTContext &Ctx) {
+  ensureIndex(Ctx);
+  std::vector<std::pair<const FunctionDecl *, CallSite>> Out;
+  for (const auto &[Callee, Sites] : Index.Calls)
+    for (const CallSite &S : Sites)
+      Out.push_back({Callee, S});
+  // The index is a hash map: give the calls in source order.
+  const SourceManager &SM = Ctx.getSourceManager();
+  llvm::sort(Out, [&](const auto &A, const auto &B) {
+    return SM.isBeforeInTranslationUnit(A.second.Call->getBeginLoc(),
+                                        B.second.Call->getBeginLoc());
+  });
+  return Out;
 }
 
 void writeUnitFacts(ASTContext &Ctx) {
@@ -435,6 +458,16 @@ llvm::ArrayRef<CallSite> callSitesOf(const FunctionDecl *Fn, ASTContext &Ctx) {
   if (It == Index.Calls.end())
     return {};
   return It->second;
+}
+
+void appendUnitFacts(llvm::StringRef Lines) {
+  const char *Path = std::getenv("TORCH_TIDY_UNIT_FACTS");
+  if (!exportsUnitFacts() || !Path || Lines.empty())
+    return;
+  std::error_code EC;
+  llvm::raw_fd_ostream OS(Path, EC, llvm::sys::fs::OF_Append);
+  if (!EC)
+    OS << Lines;
 }
 
 void clearCallerDevicesCache() { Index = UnitIndex(); }

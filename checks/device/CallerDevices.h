@@ -27,7 +27,10 @@
 #include "device/DeviceFacts.h"
 #include "clang/AST/ASTContext.h"
 #include "llvm/ADT/ArrayRef.h"
+#include <optional>
 #include <string>
+#include <utility>
+#include <vector>
 
 namespace clang::tidy::torch::device {
 
@@ -70,10 +73,24 @@ struct CallSite {
 /// calls excluded (what the parameters' inflow is built from).
 llvm::ArrayRef<CallSite> callSitesOf(const FunctionDecl *Fn, ASTContext &Ctx);
 
+/// Every call of a user function in this translation unit, with its
+/// callee, in source order.
+std::vector<std::pair<const FunctionDecl *, CallSite>>
+callSitesInUnit(ASTContext &Ctx);
+
+/// Where a finding at \p Loc is, as the batch driver names it: the
+/// absolute path of its file and its offset there.
+std::optional<std::pair<std::string, unsigned>>
+findingPosition(SourceLocation Loc, const SourceManager &SM);
+
 /// The name of \p FD that every translation unit gives it (ProgramFacts.h):
 /// qualified name and parameter types, and the file for a function with
 /// internal linkage.
 std::string functionKey(const FunctionDecl *FD);
+
+/// In a batch worker: appends \p Lines (ProgramFacts lines) to the unit's
+/// facts file.
+void appendUnitFacts(llvm::StringRef Lines);
 
 /// Drops what was learnt about the translation unit.
 void clearCallerDevicesCache();

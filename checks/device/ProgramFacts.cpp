@@ -31,6 +31,30 @@ std::string ProgramFacts::deferredFact(llvm::StringRef File, unsigned Offset,
       .str();
 }
 
+std::string ProgramFacts::guardOf(llvm::StringRef Fn) {
+  return ("guard\t" + Fn).str();
+}
+
+std::string ProgramFacts::proofOf(unsigned Index, llvm::StringRef Fn) {
+  return ("proof\t" + llvm::Twine(Index) + "\t" + Fn).str();
+}
+
+std::string ProgramFacts::guardFact(llvm::StringRef Fn, llvm::StringRef Value) {
+  return ("G\t" + Fn + "\t" + Value + "\n").str();
+}
+
+std::string ProgramFacts::proofFact(llvm::StringRef Fn, unsigned Index,
+                                    llvm::StringRef Value) {
+  return ("P\t" + Fn + "\t" + llvm::Twine(Index) + "\t" + Value + "\n").str();
+}
+
+std::string ProgramFacts::callerDeferredFact(llvm::StringRef File,
+                                             unsigned Offset,
+                                             llvm::StringRef Value) {
+  return ("C\t" + File + "\t" + llvm::Twine(Offset) + "\t" + Value + "\n")
+      .str();
+}
+
 void ProgramFacts::add(llvm::StringRef Text) {
   llvm::SmallVector<llvm::StringRef, 0> Lines;
   Text.split(Lines, '\n', -1, false);
@@ -47,6 +71,12 @@ void ProgramFacts::add(llvm::StringRef Text) {
       Inflow[parameter(N, F[1])].push_back(Rest(3));
     else if (F[0] == "D" && F.size() >= 4 && !F[2].getAsInteger(10, N))
       Deferred[{F[1].str(), N}].push_back(Rest(3));
+    else if (F[0] == "G" && F.size() >= 3)
+      Inflow[guardOf(F[1])].push_back(Rest(2));
+    else if (F[0] == "P" && F.size() >= 4 && !F[2].getAsInteger(10, N))
+      Inflow[proofOf(N, F[1])].push_back(Rest(3));
+    else if (F[0] == "C" && F.size() >= 4 && !F[2].getAsInteger(10, N))
+      CallerDeferred[{F[1].str(), N}].push_back(Rest(3));
   }
 }
 
@@ -82,6 +112,36 @@ bool ProgramFacts::onCPUEverywhere(llvm::StringRef File,
   return It != Deferred.end() &&
          llvm::all_of(It->second,
                       [&](const std::string &V) { return onCPU(V); });
+}
+
+bool ProgramFacts::provenByCallers(llvm::StringRef Value) const {
+  llvm::SmallVector<llvm::StringRef, 8> Work{Value};
+  llvm::StringSet<> Seen;
+  Seen.insert(Value);
+  bool SawProof = false;
+  while (!Work.empty()) {
+    llvm::StringRef V = Work.pop_back_val();
+    if (V == "guarded" || V == "cuda") {
+      SawProof = true;
+      continue;
+    }
+    auto It = Inflow.find(V);
+    if (It == Inflow.end())
+      return false; // "unguarded", "unproven", or a function no unit calls
+    for (const std::string &In : It->second)
+      if (Seen.insert(In).second)
+        Work.push_back(In);
+  }
+  return SawProof;
+}
+
+bool ProgramFacts::provenByCallersEverywhere(llvm::StringRef File,
+                                             unsigned Offset) const {
+  auto It = CallerDeferred.find({File.str(), Offset});
+  return It != CallerDeferred.end() &&
+         llvm::all_of(It->second, [&](const std::string &V) {
+           return provenByCallers(V);
+         });
 }
 
 } // namespace clang::tidy::torch::device

@@ -14,6 +14,20 @@
 // CPU everywhere: every value that reaches it is "cpu", and at least one
 // does. A result needs a unit that defines the function; a parameter of a
 // function that no unit calls receives nothing.
+//
+// And: is every call of an extension function guarded, does every call
+// pass a tensor proven to be on a CUDA device (program/KernelLaunches.h)?
+//   G <fn> <value>            a call of <fn> is made with <value>: "guarded",
+//                             "unguarded", or "guard <caller>" (as guarded
+//                             as every call of <caller>)
+//   P <fn> <i> <value>        a call of <fn> passes, as parameter <i>, a
+//                             tensor that is "cuda" (proven), "unproven", or
+//                             "proof <j> <caller>" (<caller>'s parameter <j>)
+//   C <file> <offset> <value> the finding at <offset> stands only if
+//                             <value> ("guard <fn>", "proof <i> <fn>") is
+//                             not proven by every call in the program
+// Here a function no unit calls proves nothing: it is an entry point, called
+// from Python or another program.
 #ifndef TORCH_TIDY_DEVICE_PROGRAMFACTS_H
 #define TORCH_TIDY_DEVICE_PROGRAMFACTS_H
 
@@ -41,6 +55,14 @@ public:
   static std::string deferredFact(llvm::StringRef File, unsigned Offset,
                                   llvm::StringRef Value);
 
+  static std::string guardOf(llvm::StringRef Fn);
+  static std::string proofOf(unsigned Index, llvm::StringRef Fn);
+  static std::string guardFact(llvm::StringRef Fn, llvm::StringRef Value);
+  static std::string proofFact(llvm::StringRef Fn, unsigned Index,
+                               llvm::StringRef Value);
+  static std::string callerDeferredFact(llvm::StringRef File, unsigned Offset,
+                                        llvm::StringRef Value);
+
   /// Adds one unit's lines; malformed lines are ignored.
   void add(llvm::StringRef Text);
   /// True when \p File (absolute) at \p Offset has deferred findings and
@@ -48,11 +70,20 @@ public:
   bool onCPUEverywhere(llvm::StringRef File, unsigned Offset) const;
   /// True when every value that reaches \p Value is "cpu", and one does.
   bool onCPU(llvm::StringRef Value) const;
+  /// True when \p File at \p Offset has findings deferred to the callers
+  /// (C lines) and every call in the program guards or proves what each
+  /// of them needs.
+  bool provenByCallersEverywhere(llvm::StringRef File, unsigned Offset) const;
 
 private:
   /// "ret <fn>" or "param <i> <fn>" -> the values flowing into it.
   llvm::StringMap<std::vector<std::string>> Inflow;
   std::map<std::pair<std::string, unsigned>, std::vector<std::string>> Deferred;
+  std::map<std::pair<std::string, unsigned>, std::vector<std::string>>
+      CallerDeferred;
+  /// True when every value that reaches \p Value is \p Proven, and one is;
+  /// a function no unit calls proves nothing.
+  bool provenByCallers(llvm::StringRef Value) const;
 };
 
 } // namespace clang::tidy::torch::device

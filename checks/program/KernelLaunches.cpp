@@ -4,6 +4,7 @@
 #include "ast/DeviceCode.h"
 #include "device/CallerDevices.h"
 #include "device/DeviceFlow.h"
+#include "device/ProgramFacts.h"
 #include "libtorch/CudaApi.h"
 #include "libtorch/TorchTypes.h"
 #include "llvm/ADT/DenseMap.h"
@@ -394,28 +395,35 @@ bool provenOnCudaAt(const FunctionDecl *Fn, const ParmVarDecl *Tensor,
              device::DeviceValue::CUDA;
 }
 
+/// True when the argument of \p S for parameter \p Index is proven on CUDA
+/// at the call; else \p CallerParam is the caller's tensor parameter it
+/// comes from, if any.
+static bool provenAtCall(const device::CallSite &S, unsigned Index,
+                         ASTContext &Ctx, const ParmVarDecl *&CallerParam,
+                         bool AskDeviceFlow = true) {
+  CallerParam = nullptr;
+  if (Index >= S.Call->getNumArgs())
+    return false;
+  const Expr *Arg = S.Call->getArg(Index);
+  CallerParam = tensorParameterOf(Arg, S.Caller);
+  if (CallerParam && anyBefore(pathIn(S.Caller, S.Call), [&](const Stmt *St) {
+        return testsOnCuda(St, CallerParam, S.Caller, 2);
+      }))
+    return true;
+  if (!AskDeviceFlow || ast::isTemplateCode(S.Caller))
+    return false;
+  const device::DeviceFlow &Flow = device::DeviceFlow::get(S.Caller, Ctx);
+  return Flow.analyzed() &&
+         Flow.deviceOf(Arg).kind() == device::DeviceValue::CUDA;
+}
+
 static bool provenOnCudaByEveryCaller(const FunctionDecl *Fn, unsigned Index,
                                       ASTContext &Ctx, unsigned Depth) {
   auto Sites = device::callSitesOf(Fn, Ctx);
   return !Sites.empty() && llvm::all_of(Sites, [&](const device::CallSite &S) {
-    if (Index >= S.Call->getNumArgs())
-      return false;
-    const Expr *Arg = S.Call->getArg(Index);
-    if (!ast::isTemplateCode(S.Caller)) {
-      const device::DeviceFlow &Flow = device::DeviceFlow::get(S.Caller, Ctx);
-      if (Flow.analyzed() &&
-          Flow.deviceOf(Arg).kind() == device::DeviceValue::CUDA)
-        return true;
-    }
-    const ParmVarDecl *P = tensorParameterOf(Arg, S.Caller);
-    if (!P)
-      return false;
-    StmtPath Path = pathIn(S.Caller, S.Call);
-    return anyBefore(Path,
-                     [&](const Stmt *St) {
-                       return testsOnCuda(St, P, S.Caller, 2);
-                     }) ||
-           (Depth > 1 &&
+    const ParmVarDecl *P = nullptr;
+    return provenAtCall(S, Index, Ctx, P) ||
+           (P && Depth > 1 &&
             provenOnCudaByEveryCaller(S.Caller, P->getFunctionScopeIndex(),
                                       Ctx, Depth - 1));
   });
@@ -424,6 +432,40 @@ static bool provenOnCudaByEveryCaller(const FunctionDecl *Fn, unsigned Index,
 bool provenOnCudaByEveryCaller(const FunctionDecl *Fn, unsigned Index,
                                ASTContext &Ctx) {
   return provenOnCudaByEveryCaller(Fn, Index, Ctx, 3);
+}
+
+std::string guardFacts(ASTContext &Ctx) {
+  std::string Lines;
+  for (const auto &[Callee, S] : device::callSitesInUnit(Ctx))
+    if (hasTensorParameter(Callee))
+      Lines += device::ProgramFacts::guardFact(
+          device::functionKey(Callee),
+          guardedAt(S.Caller, S.Call)
+              ? "guarded"
+              : device::ProgramFacts::guardOf(device::functionKey(S.Caller)));
+  return Lines;
+}
+
+std::string proofFacts(ASTContext &Ctx) {
+  std::string Lines;
+  for (const auto &[Callee, S] : device::callSitesInUnit(Ctx))
+    for (const ParmVarDecl *P : Callee->parameters()) {
+      if (!libtorch::isTensorType(P->getType().getNonReferenceType()))
+        continue;
+      unsigned I = P->getFunctionScopeIndex();
+      const ParmVarDecl *CallerParam = nullptr;
+      std::string Value =
+          provenAtCall(S, I, Ctx, CallerParam, /*AskDeviceFlow=*/false)
+              ? "cuda"
+          : CallerParam
+              ? device::ProgramFacts::proofOf(
+                    CallerParam->getFunctionScopeIndex(),
+                    device::functionKey(S.Caller))
+              : "unproven";
+      Lines += device::ProgramFacts::proofFact(device::functionKey(Callee), I,
+                                               Value);
+    }
+  return Lines;
 }
 
 void clearKernelLaunchCache() { Cache = UnitCache(); }

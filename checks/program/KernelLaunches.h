@@ -100,6 +100,15 @@ bool provenOnCudaAt(const FunctionDecl *Fn, const ParmVarDecl *Tensor,
 bool provenOnCudaByEveryCaller(const FunctionDecl *Fn, unsigned Index,
                                ASTContext &Ctx);
 
+/// In a batch worker, for the callers in other files (device/ProgramFacts.h):
+/// a G line for each call of a function that takes tensors (is the call
+/// guarded, or as guarded as its caller's callers), and a P line for each
+/// tensor it passes (proven on CUDA, or as proven as a parameter of the
+/// caller), in source order. The device analysis is not asked there: only
+/// tests prove a tensor to the other files.
+std::string guardFacts(ASTContext &Ctx);
+std::string proofFacts(ASTContext &Ctx);
+
 /// Drops what was learnt about the translation unit.
 void clearKernelLaunchCache();
 

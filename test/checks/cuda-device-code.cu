@@ -49,7 +49,8 @@ __global__ void timed_kernel(float *out, long long *cycles) {
 
 // Host code around the kernels is host code: every check reports there as
 // in a C++ unit, in a function that is both __host__ and __device__ too (it
-// runs on the host as well).
+// runs on the host as well). The extension checks too: the launches below
+// have no stream, no error check and no guard.
 __host__ __device__ void both_sides(torch::Tensor t) {
   t.to(torch::kCUDA);
   // CHECK-MESSAGES: :[[@LINE-1]]:5: warning: result of 'Tensor::to' is discarded; 't' is unchanged and stays on its original device; assign it: 't = t.to(...)' [torch-discarded-to]
@@ -57,6 +58,7 @@ __host__ __device__ void both_sides(torch::Tensor t) {
 }
 
 void host_body(torch::Tensor t, torch::nn::Linear model, float *out) {
+  // CHECK-MESSAGES: :[[@LINE-1]]:6: warning: 'host_body' starts GPU work on the current device, not on its tensors' device
   t.to(torch::kCUDA);
   // CHECK-MESSAGES: :[[@LINE-1]]:5: warning: result of 'Tensor::to' is discarded; 't' is unchanged and stays on its original device; assign it: 't = t.to(...)' [torch-discarded-to]
   // CHECK-FIXES: t = t.to(torch::kCUDA);
@@ -69,6 +71,8 @@ void host_body(torch::Tensor t, torch::nn::Linear model, float *out) {
     first += loss.item<float>();
     // CHECK-MESSAGES: :[[@LINE-1]]:19: warning: 'Tensor::item' makes the host wait for the device on every iteration of this training loop; accumulate on the device and read the value once after the loop, or read it under a logging interval [torch-sync-in-loop]
     scale_kernel<<<1, 256>>>(out, out, first, 256);
+    // CHECK-MESSAGES: :[[@LINE-1]]:5: warning: kernel 'scale_kernel' runs on the legacy default stream
+    // CHECK-MESSAGES: :[[@LINE-2]]:5: warning: the launch of 'scale_kernel' is never checked
   }
 }
 
@@ -84,9 +88,13 @@ __global__ void map_kernel(float *data, int64_t n, F f) {
 
 template <typename F> void map_elements(float *data, int64_t n, F f) {
   map_kernel<<<(n + 255) / 256, 256>>>(data, n, f);
+  // CHECK-MESSAGES: :[[@LINE-1]]:3: warning: kernel 'map_kernel' runs on the legacy default stream
+  // CHECK-MESSAGES: :[[@LINE-2]]:3: warning: the launch of 'map_kernel' is never checked
 }
 
 void launch_with_lambda(torch::Tensor t) {
+  // CHECK-MESSAGES: :[[@LINE-1]]:6: warning: 'launch_with_lambda' hands the memory of 't' to a kernel without checking that it is on a CUDA device
+  // CHECK-MESSAGES: :[[@LINE-2]]:6: warning: 'launch_with_lambda' starts GPU work on the current device
   map_elements(t.data_ptr<float>(), t.numel(), [] __device__(float x) {
     for (int i = 0; i < 3; ++i)
       x = x * x + 1;

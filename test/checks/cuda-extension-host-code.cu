@@ -16,6 +16,7 @@ torch::Tensor add_one(torch::Tensor x) {
   x.contiguous();
   // CHECK-MESSAGES: :[[@LINE-1]]:5: warning: result of 'Tensor::contiguous' is discarded; 'x' is unchanged and keeps its original memory layout; assign it: 'x = x.contiguous()' [torch-discarded-to]
   // CHECK-FIXES: x = x.contiguous();
+  TORCH_CHECK(x.is_cuda(), "x must be a CUDA tensor");
   const at::cuda::OptionalCUDAGuard guard(device_of(x));
   int64_t n = x.numel();
   add_one_kernel<<<(n + 255) / 256, 256, 0,

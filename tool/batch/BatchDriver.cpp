@@ -749,6 +749,11 @@ void Batch::dropCPUReads() {
     return Program.onCPUEverywhere(F.Pos.File, F.Pos.Offset);
   });
   S.OnCPUAcrossUnits = Before - Findings.size();
+  Before = Findings.size();
+  llvm::erase_if(Findings, [&](const Finding &F) {
+    return Program.provenByCallersEverywhere(F.Pos.File, F.Pos.Offset);
+  });
+  S.ProvenByCallersAcrossUnits = Before - Findings.size();
 }
 
 /// Baseline and diff: what is hidden, and how much of it.

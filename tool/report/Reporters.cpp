@@ -116,6 +116,11 @@ void writeSummary(llvm::raw_ostream &OS, const std::vector<Finding> &Findings,
   if (S.OnCPUAcrossUnits)
     OS << "Left out: " << Plural(S.OnCPUAcrossUnits, "finding", "findings")
        << " whose tensor the other files show is on the CPU\n";
+  if (S.ProvenByCallersAcrossUnits)
+    OS << "Left out: "
+       << Plural(S.ProvenByCallersAcrossUnits, "finding", "findings")
+       << " whose callers in other files guard the device or check the "
+          "tensors\n";
   if (S.SuppressedByBaseline || S.OutsideDiff)
     OS << "Not shown: " << S.SuppressedByBaseline << " in the baseline, "
        << S.OutsideDiff << " outside the diff\n";
@@ -216,6 +221,8 @@ void writeJson(llvm::raw_ostream &OS, const std::vector<Finding> &Findings,
                        {"cudaFiles", S.CudaUnits},
                        {"droppedFlags", std::move(Dropped)},
                        {"onCPUAcrossUnits", S.OnCPUAcrossUnits},
+                       {"provenByCallersAcrossUnits",
+                        S.ProvenByCallersAcrossUnits},
                        {"suppressedByBaseline", S.SuppressedByBaseline},
                        {"outsideDiff", S.OutsideDiff}};
   if (S.Runtime)

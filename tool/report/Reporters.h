@@ -26,6 +26,9 @@ struct RunSummary {
   /// Findings left out because, across the units, the tensor they read
   /// is on the CPU (device::ProgramFacts).
   unsigned OnCPUAcrossUnits = 0;
+  /// Findings left out because, across the units, every caller guards the
+  /// device or checks the tensors they need (device::ProgramFacts).
+  unsigned ProvenByCallersAcrossUnits = 0;
   /// CUDA units (analysed on their host side), and arguments dropped
   /// because clang does not know them or because they only concern device
   /// code or nvcc, with their counts.

@@ -1,6 +1,7 @@
-"""make_cuda_db.py OUTDIR TORCH_INCLUDE CUDA_ROOT: compilation databases of a
-CUDA extension (cuda-ext/: ops.cu and scale.cu, one torch-discarded-to
-finding each, and binding.cpp, one more) as its builds write them:
+"""make_cuda_db.py OUTDIR TORCH_INCLUDE CUDA_ROOT [SOURCES]: compilation
+databases of a CUDA extension (SOURCES, a folder next to this script;
+default cuda-ext/: ops.cu and scale.cu, one torch-discarded-to finding
+each, and binding.cpp, one more) as its builds write them:
 
   OUTDIR/ext/compile_commands.json    torch.utils.cpp_extension's build.ninja
                                       through `ninja -t compdb`: nvcc with
@@ -21,13 +22,15 @@ import json, os, shutil, stat, sys
 
 out, torch, cuda = sys.argv[1:4]
 here = os.path.dirname(os.path.abspath(__file__))
+sources = os.path.join(here, sys.argv[4] if len(sys.argv) > 4 else "cuda-ext")
+names = sorted(os.listdir(sources))
 src = os.path.join(out, "src")
 build = os.path.join(out, "build", "temp.linux-x86_64-cpython-311")
 toolkit = os.path.join(out, "toolkit")
 for d in (src, build, os.path.join(toolkit, "bin")):
     os.makedirs(d, exist_ok=True)
-for name in ("ops.cu", "scale.cu", "binding.cpp"):
-    shutil.copy(os.path.join(here, "cuda-ext", name), os.path.join(src, name))
+for name in names:
+    shutil.copy(os.path.join(sources, name), os.path.join(src, name))
 os.symlink(os.path.join(cuda, "include"), os.path.join(toolkit, "include"))
 nvcc = os.path.join(toolkit, "bin", "nvcc")
 with open(nvcc, "w") as f:
@@ -55,10 +58,10 @@ def ext_entry(compiler, name):
     else:
         cmd = ("c++ -MMD -MF %s.d -pthread -B /opt/conda/compiler_compat "
                "-Wno-unused-result -Wsign-compare -DNDEBUG -fwrapv -O2 -Wall "
-               "-fPIC -I%s -I%s -I%s -c -c %s -o %s "
+               "-fPIC -I%s -I%s -I%s/include -I%s -c -c %s -o %s "
                "-DTORCH_API_INCLUDE_EXTENSION_H -DTORCH_EXTENSION_NAME=my_ext "
                "-D_GLIBCXX_USE_CXX11_ABI=1 -std=c++17"
-               % (obj, torch, api, py, s, obj))
+               % (obj, torch, api, toolkit, py, s, obj))
     return {"directory": build, "command": cmd, "file": s, "output": obj}
 
 
@@ -68,7 +71,6 @@ def write(folder, entries):
         json.dump(entries, f, indent=1)
 
 
-names = ("ops.cu", "scale.cu", "binding.cpp")
 write("ext", [ext_entry(nvcc, n) for n in names])
 write("bare", [ext_entry("nvcc", n) for n in names])
 

@@ -10,8 +10,11 @@ __global__ void add_one_kernel(float *x, int64_t n) {
 
 at::Tensor add_one(at::Tensor x) {
   x.contiguous();
+  TORCH_CHECK(x.is_cuda(), "x must be a CUDA tensor");
   const c10::cuda::OptionalCUDAGuard guard(x.device());
-  add_one_kernel<<<(x.numel() + 255) / 256, 256>>>(x.data_ptr<float>(),
-                                                   x.numel());
+  add_one_kernel<<<(x.numel() + 255) / 256, 256, 0,
+                   c10::cuda::getCurrentCUDAStream()>>>(x.data_ptr<float>(),
+                                                        x.numel());
+  C10_CUDA_KERNEL_LAUNCH_CHECK();
   return x;
 }

@@ -10,8 +10,10 @@ __global__ void scale_kernel(float *x, float s, int64_t n) {
 
 at::Tensor scale(at::Tensor x, double s) {
   x.to(at::kFloat);
+  TORCH_CHECK(x.is_cuda(), "x must be a CUDA tensor");
   const c10::cuda::OptionalCUDAGuard guard(x.device());
-  scale_kernel<<<64, 256>>>(x.data_ptr<float>(), static_cast<float>(s),
-                            x.numel());
+  scale_kernel<<<64, 256, 0, c10::cuda::getCurrentCUDAStream()>>>(
+      x.data_ptr<float>(), static_cast<float>(s), x.numel());
+  C10_CUDA_KERNEL_LAUNCH_CHECK();
   return x;
 }
