@@ -49,7 +49,9 @@ std::optional<FixItHint> streamFix(const Expr *Work, const SourceManager &SM,
 
 void KernelDefaultStreamCheck::checkFunction(const FunctionDecl *Fn,
                                              ASTContext &Ctx) {
-  if (!libtorch::includesLibTorch(Ctx))
+  // A CUDA unit of the project is extension code even when it includes no
+  // LibTorch header (a .cu of raw launchers); a C++ unit is when it does.
+  if (!Ctx.getLangOpts().CUDA && !libtorch::includesLibTorch(Ctx))
     return;
   const SourceManager &SM = Ctx.getSourceManager();
   for (const program::GpuWork &W : program::gpuWorkOf(Fn, Ctx)) {

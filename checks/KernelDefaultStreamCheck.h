@@ -6,7 +6,8 @@
 
 namespace clang::tidy::torch {
 
-/// Flags GPU work of an extension (a unit that includes LibTorch) on the
+/// Flags GPU work of an extension (a CUDA unit, or a C++ unit that includes
+/// LibTorch) on the
 /// legacy default stream: a launch without a stream or on 0 / nullptr /
 /// NULL / cudaStreamLegacy, cudaMemcpy and cudaMemset, their Async forms on
 /// stream 0, thrust algorithms without a policy on a stream. The work

@@ -130,8 +130,8 @@ void KernelCheck::deferToCallers(SourceLocation Loc, llvm::StringRef Value,
   if (!device::exportsUnitFacts())
     return;
   if (auto Pos = device::findingPosition(Loc, SM))
-    Deferred += device::ProgramFacts::callerDeferredFact(Pos->first,
-                                                         Pos->second, Value);
+    Deferred += device::ProgramFacts::callerDeferredFact(
+        getID(), Pos->first, Pos->second, Value);
 }
 
 bool KernelCheck::isDeclared(ASTContext &Ctx,

@@ -18,7 +18,7 @@ void UncheckedTensorDeviceCheck::checkFunction(const FunctionDecl *Fn,
       continue;
     for (const program::HandedMemory &M : program::memoryHandedTo(Fn, W.Site)) {
       if (!Seen.insert(M.Tensor).second ||
-          program::provenOnCudaAt(Fn, M.Tensor, W.Site, M.Access, Ctx) ||
+          program::provenOnCudaAt(Fn, M.Tensor, W.Site, M.Object, Ctx) ||
           program::provenOnCudaByEveryCaller(
               Fn, M.Tensor->getFunctionScopeIndex(), Ctx))
         continue;

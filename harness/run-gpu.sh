@@ -29,7 +29,8 @@ log "LibTorch CMake prefix: $PREFIX"
 # --- CUDA toolkit ----------------------------------------------------------
 # TorchConfig of a CUDA build looks for the toolkit (FindCUDA / CUDAToolkit;
 # recent versions also enable the CUDA language), so point it at nvcc. The
-# harness itself has no .cu files.
+# harness compiles its scenarios' kernels (scenarios/cuda_kernels.cu) with it
+# too; without nvcc the four extension scenarios report SKIPPED.
 NVCC=${CUDACXX:-$(command -v nvcc || true)}
 for dir in "${CUDA_HOME:-}" "${CUDA_PATH:-}" /usr/local/cuda /usr/local/cuda-13* /usr/local/cuda-12* /opt/cuda; do
   if [ -z "$NVCC" ] && [ -n "$dir" ] && [ -x "$dir/bin/nvcc" ]; then NVCC="$dir/bin/nvcc"; fi

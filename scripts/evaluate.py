@@ -32,6 +32,7 @@ import csv
 import glob
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -62,6 +63,7 @@ def checkout(repo, commit, mirror, work):
         return tree
     git_dir = ""
     for candidate in ([os.path.join(mirror, name, "repo"),
+                       os.path.join(mirror, name, "repo", ".git"),
                        os.path.join(mirror, name)] if mirror else []):
         if os.path.isfile(os.path.join(candidate, "HEAD")):
             git_dir = candidate
@@ -213,14 +215,21 @@ def percent(num, den):
     return "–" if den == 0 else "%.1f%%" % (100.0 * num / den)
 
 
-def write_markdown(out, repos, report, results):
-    lines = ["# Evaluation on real LibTorch projects", "",
-             "Written by `scripts/evaluate.py` from the hand labels in "
-             "`bench/eval/labels.tsv`; do not edit by hand. Precision counts "
+def write_markdown(out, repos, report, results, eval_dir, cuda, trees):
+    labels = os.path.relpath(os.path.join(eval_dir, "labels.tsv"), ROOT)
+    lines = ["# Evaluation on real " + (
+                 "C++/CUDA extensions" if cuda else "LibTorch projects"), "",
+             "Written by `scripts/evaluate.py%s` from the hand labels in "
+             "`%s`; do not edit by hand. Precision counts "
              "unlabelled findings as false until they are read and labelled; "
-             "recall is over the labelled bugs.", "",
-             "## Projects", "", "| Repository | Commit | Files |",
-             "|---|---|---|"]
+             "recall is over the labelled bugs." % (
+                 " --set cuda" if cuda else "", labels), ""]
+    lines += (["The training and inference programs are scored in "
+               "[evaluation.md](evaluation.md)."] if cuda else
+              ["The extension checks are scored on C++/CUDA extensions in "
+               "[evaluation-cuda.md](evaluation-cuda.md)."])
+    lines += ["", "## Projects", "", "| Repository | Commit | Files |",
+              "|---|---|---|"]
     files = collections.OrderedDict()
     for r in repos:
         files.setdefault((r["repo"], r["commit"]), []).extend(
@@ -229,8 +238,16 @@ def write_markdown(out, repos, report, results):
         lines.append("| %s | `%s` | %s |" % (
             repo, commit[:12], " ".join("`%s`" % p for p in patterns)))
     summary = report["summary"]
-    lines += ["", "%d files analysed, %d failed to analyse." % (
-        summary["filesAnalysed"], len(summary["failures"])), "",
+    lines += ["", "%d files analysed, %d failed to analyse%s" % (
+        summary["filesAnalysed"], len(summary["failures"]),
+        ":" if summary["failures"] else ".")]
+    for failure in summary["failures"]:
+        repo, path = locate(failure["file"], trees)
+        message = failure.get("message", "").strip().splitlines()
+        message = re.sub(r"\S*/src/[^/ ]+@[0-9a-f]+/", "",
+                         message[0] if message else "")
+        lines.append("- %s `%s`: %s" % (repo, path, message))
+    lines += ["",
         "## Per check", "",
         "| Check | Bugs labelled | Near misses labelled | Reported | True "
         "| False | Unlabelled | Missed | Precision | Recall |",
@@ -295,7 +312,7 @@ def main():
         compile_database(repos, trees, args.work, cuda)
         report = run_torch_tidy(args.torch_tidy, args.work, args.j, cuda)
     results = score(report, labels, trees)
-    write_markdown(args.out, repos, report, results)
+    write_markdown(args.out, repos, report, results, eval_dir, cuda, trees)
     for check in sorted(results):
         r = results[check]
         print("%-36s tp %3d fp %3d unlabelled %3d fn %3d" % (

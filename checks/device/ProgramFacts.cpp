@@ -48,10 +48,12 @@ std::string ProgramFacts::proofFact(llvm::StringRef Fn, unsigned Index,
   return ("P\t" + Fn + "\t" + llvm::Twine(Index) + "\t" + Value + "\n").str();
 }
 
-std::string ProgramFacts::callerDeferredFact(llvm::StringRef File,
+std::string ProgramFacts::callerDeferredFact(llvm::StringRef Check,
+                                             llvm::StringRef File,
                                              unsigned Offset,
                                              llvm::StringRef Value) {
-  return ("C\t" + File + "\t" + llvm::Twine(Offset) + "\t" + Value + "\n")
+  return ("C\t" + Check + "\t" + File + "\t" + llvm::Twine(Offset) + "\t" +
+          Value + "\n")
       .str();
 }
 
@@ -75,8 +77,8 @@ void ProgramFacts::add(llvm::StringRef Text) {
       Inflow[guardOf(F[1])].push_back(Rest(2));
     else if (F[0] == "P" && F.size() >= 4 && !F[2].getAsInteger(10, N))
       Inflow[proofOf(N, F[1])].push_back(Rest(3));
-    else if (F[0] == "C" && F.size() >= 4 && !F[2].getAsInteger(10, N))
-      CallerDeferred[{F[1].str(), N}].push_back(Rest(3));
+    else if (F[0] == "C" && F.size() >= 5 && !F[3].getAsInteger(10, N))
+      CallerDeferred[{F[1].str(), F[2].str(), N}].push_back(Rest(4));
   }
 }
 
@@ -135,9 +137,10 @@ bool ProgramFacts::provenByCallers(llvm::StringRef Value) const {
   return SawProof;
 }
 
-bool ProgramFacts::provenByCallersEverywhere(llvm::StringRef File,
+bool ProgramFacts::provenByCallersEverywhere(llvm::StringRef Check,
+                                             llvm::StringRef File,
                                              unsigned Offset) const {
-  auto It = CallerDeferred.find({File.str(), Offset});
+  auto It = CallerDeferred.find({Check.str(), File.str(), Offset});
   return It != CallerDeferred.end() &&
          llvm::all_of(It->second, [&](const std::string &V) {
            return provenByCallers(V);

@@ -23,7 +23,8 @@
 //   P <fn> <i> <value>        a call of <fn> passes, as parameter <i>, a
 //                             tensor that is "cuda" (proven), "unproven", or
 //                             "proof <j> <caller>" (<caller>'s parameter <j>)
-//   C <file> <offset> <value> the finding at <offset> stands only if
+//   C <check> <file> <offset> <value>
+//                             <check>'s finding at <offset> stands only if
 //                             <value> ("guard <fn>", "proof <i> <fn>") is
 //                             not proven by every call in the program
 // Here a function no unit calls proves nothing: it is an entry point, called
@@ -35,6 +36,7 @@
 #include "llvm/ADT/StringRef.h"
 #include <map>
 #include <string>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -60,7 +62,8 @@ public:
   static std::string guardFact(llvm::StringRef Fn, llvm::StringRef Value);
   static std::string proofFact(llvm::StringRef Fn, unsigned Index,
                                llvm::StringRef Value);
-  static std::string callerDeferredFact(llvm::StringRef File, unsigned Offset,
+  static std::string callerDeferredFact(llvm::StringRef Check,
+                                        llvm::StringRef File, unsigned Offset,
                                         llvm::StringRef Value);
 
   /// Adds one unit's lines; malformed lines are ignored.
@@ -70,16 +73,18 @@ public:
   bool onCPUEverywhere(llvm::StringRef File, unsigned Offset) const;
   /// True when every value that reaches \p Value is "cpu", and one does.
   bool onCPU(llvm::StringRef Value) const;
-  /// True when \p File at \p Offset has findings deferred to the callers
-  /// (C lines) and every call in the program guards or proves what each
-  /// of them needs.
-  bool provenByCallersEverywhere(llvm::StringRef File, unsigned Offset) const;
+  /// True when \p Check's finding in \p File at \p Offset was deferred to
+  /// the callers (C lines) and every call in the program guards or proves
+  /// all it needs.
+  bool provenByCallersEverywhere(llvm::StringRef Check, llvm::StringRef File,
+                                 unsigned Offset) const;
 
 private:
   /// "ret <fn>" or "param <i> <fn>" -> the values flowing into it.
   llvm::StringMap<std::vector<std::string>> Inflow;
   std::map<std::pair<std::string, unsigned>, std::vector<std::string>> Deferred;
-  std::map<std::pair<std::string, unsigned>, std::vector<std::string>>
+  std::map<std::tuple<std::string, std::string, unsigned>,
+           std::vector<std::string>>
       CallerDeferred;
   /// True when every value that reaches \p Value is \p Proven, and one is;
   /// a function no unit calls proves nothing.

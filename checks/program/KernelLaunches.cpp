@@ -8,6 +8,7 @@
 #include "libtorch/CudaApi.h"
 #include "libtorch/TorchTypes.h"
 #include "llvm/ADT/DenseMap.h"
+#include <functional>
 
 namespace clang::tidy::torch::program {
 
@@ -240,6 +241,33 @@ bool passesToTester(const CallExpr *Call, const ParmVarDecl *Tensor,
   return false;
 }
 
+/// True for at::checkAllSameGPU / at::checkSameGPU given \p Tensor, or a
+/// TensorArg local made from it: they throw unless it is on a GPU.
+bool checksSameGPU(const CallExpr *Call, const ParmVarDecl *Tensor,
+                   const FunctionDecl *Fn) {
+  const FunctionDecl *Callee = Call->getDirectCallee();
+  if (!Callee || !Callee->getIdentifier() ||
+      !libtorch::isLibTorchDecl(Callee) ||
+      (Callee->getName() != "checkAllSameGPU" &&
+       Callee->getName() != "checkSameGPU"))
+    return false;
+  std::function<bool(const Stmt *, unsigned)> Mentions =
+      [&](const Stmt *S, unsigned Depth) {
+        return anyNode(S, [&](const Stmt *N) {
+          const auto *DRE = dyn_cast<DeclRefExpr>(N);
+          if (!DRE)
+            return false;
+          if (tensorParameterOf(DRE, Fn) == Tensor)
+            return true;
+          const auto *V = dyn_cast<VarDecl>(DRE->getDecl());
+          return V && Depth > 0 && V->hasLocalStorage() && V->getInit() &&
+                 !isa<ParmVarDecl>(V) && Mentions(V->getInit(), Depth - 1);
+        });
+      };
+  return llvm::any_of(Call->arguments(),
+                      [&](const Expr *A) { return Mentions(A, 1); });
+}
+
 bool testsOnCuda(const Stmt *S, const ParmVarDecl *Tensor,
                  const FunctionDecl *Fn, unsigned Depth) {
   return anyNode(S, [&](const Stmt *N) {
@@ -255,8 +283,50 @@ bool testsOnCuda(const Stmt *S, const ParmVarDecl *Tensor,
       return false;
     }
     if (const auto *Call = dyn_cast<CallExpr>(N))
-      return passesToTester(Call, Tensor, Fn, Depth);
+      return checksSameGPU(Call, Tensor, Fn) ||
+             passesToTester(Call, Tensor, Fn, Depth);
     return false;
+  });
+}
+
+/// True for the names of the tensor methods that hand out memory, for a
+/// call a template leaves unresolved.
+bool isMemoryAccessName(DeclarationName Name) {
+  if (!Name.isIdentifier())
+    return false;
+  llvm::StringRef N = Name.getAsIdentifierInfo()->getName();
+  return N == "data_ptr" || N == "data" || N == "const_data_ptr" ||
+         N == "mutable_data_ptr" || N.starts_with("packed_accessor") ||
+         N == "generic_packed_accessor";
+}
+
+/// The tensor expression whose memory \p S hands out directly, or null.
+const Expr *accessedTensor(const Stmt *S) {
+  if (const auto *MC = dyn_cast<CXXMemberCallExpr>(S))
+    return libtorch::isTensorMemoryAccess(MC) ? MC->getImplicitObjectArgument()
+                                              : nullptr;
+  const auto *Call = dyn_cast<CallExpr>(S);
+  if (!Call)
+    return nullptr;
+  const Expr *Callee = Call->getCallee()->IgnoreParens();
+  const Expr *Base = nullptr;
+  if (const auto *UM = dyn_cast<UnresolvedMemberExpr>(Callee)) {
+    if (isMemoryAccessName(UM->getMemberName()) && !UM->isImplicitAccess())
+      Base = UM->getBase();
+  } else if (const auto *DM = dyn_cast<CXXDependentScopeMemberExpr>(Callee)) {
+    if (isMemoryAccessName(DM->getMember()) && !DM->isImplicitAccess())
+      Base = DM->getBase();
+  }
+  if (Base && libtorch::isTensorType(Base->getType().getNonReferenceType()))
+    return Base;
+  return nullptr;
+}
+
+/// True if \p Body takes the memory of parameter \p P (a helper's).
+bool takesMemoryOf(const Stmt *Body, const ParmVarDecl *P) {
+  return anyNode(Body, [&](const Stmt *N) {
+    const Expr *T = accessedTensor(N);
+    return T && ast::rootVariable(ast::stripCopiesAndMoves(T)) == P;
   });
 }
 
@@ -264,13 +334,27 @@ void collectAccesses(const Stmt *S, const FunctionDecl *Fn, unsigned Depth,
                      std::vector<HandedMemory> &Out) {
   if (!S)
     return;
-  if (const auto *MC = dyn_cast<CXXMemberCallExpr>(S))
-    if (libtorch::isTensorMemoryAccess(MC))
-      if (const ParmVarDecl *P =
-              tensorParameterOf(MC->getImplicitObjectArgument(), Fn)) {
-        Out.push_back({P, MC});
-        return;
-      }
+  if (const Expr *T = accessedTensor(S)) {
+    if (const ParmVarDecl *P = tensorParameterOf(T, Fn)) {
+      Out.push_back({P, cast<Expr>(S), T});
+      return;
+    }
+  } else if (const auto *Call = dyn_cast<CallExpr>(S)) {
+    // A helper of this file that takes the memory of a tensor it is given.
+    const FunctionDecl *Callee = Call->getDirectCallee();
+    const FunctionDecl *Def = Callee ? Callee->getDefinition() : nullptr;
+    if (const FunctionTemplateDecl *Primary =
+            Def ? Def->getPrimaryTemplate() : nullptr)
+      Def = Primary->getTemplatedDecl();
+    if (Def && Def->getBody() && device::isUserFunction(Def))
+      for (unsigned I = 0; I < Call->getNumArgs() && I < Def->getNumParams();
+           ++I)
+        if (const ParmVarDecl *P = tensorParameterOf(Call->getArg(I), Fn))
+          if (takesMemoryOf(Def->getBody(), Def->getParamDecl(I))) {
+            Out.push_back({P, Call, Call->getArg(I)});
+            return;
+          }
+  }
   if (const auto *DRE = dyn_cast<DeclRefExpr>(S))
     if (const auto *V = dyn_cast<VarDecl>(DRE->getDecl()))
       if (Depth > 0 && !isa<ParmVarDecl>(V) && V->hasLocalStorage() &&
@@ -279,6 +363,49 @@ void collectAccesses(const Stmt *S, const FunctionDecl *Fn, unsigned Depth,
         collectAccesses(V->getInit(), Fn, Depth - 1, Out);
   for (const Stmt *Child : S->children())
     collectAccesses(Child, Fn, Depth, Out);
+}
+
+/// The calls of \p Fn in this unit; for a template (the pattern the checks
+/// look at), the calls of each of its instantiations.
+std::vector<device::CallSite> callsOf(const FunctionDecl *Fn, ASTContext &Ctx) {
+  std::vector<device::CallSite> Sites;
+  auto Add = [&](const FunctionDecl *FD) {
+    for (const device::CallSite &S : device::callSitesOf(FD, Ctx))
+      Sites.push_back(S);
+  };
+  Add(Fn);
+  if (const FunctionTemplateDecl *FTD = Fn->getDescribedFunctionTemplate())
+    for (const FunctionDecl *Spec : FTD->specializations())
+      Add(Spec);
+  if (const auto *MD = dyn_cast<CXXMethodDecl>(Fn))
+    if (const ClassTemplateDecl *CTD =
+            MD->getParent()->getDescribedClassTemplate())
+      for (const ClassTemplateSpecializationDecl *Spec : CTD->specializations())
+        for (const NamedDecl *D : Spec->lookup(MD->getDeclName()))
+          if (const auto *FD = dyn_cast<FunctionDecl>(D))
+            if (FD->getInstantiatedFromMemberFunction() == MD)
+              Add(FD);
+  return Sites;
+}
+
+/// True when \p Fn is called and every call is covered: \p Covers holds
+/// for it, or its caller is covered in turn, however many calls up (a
+/// dispatch template that recurses once per value). A cycle covers
+/// nothing.
+template <typename F>
+bool everyCallCovered(const FunctionDecl *Fn, ASTContext &Ctx, F Covers,
+                      llvm::DenseMap<const FunctionDecl *, bool> &Memo) {
+  auto [It, New] = Memo.try_emplace(Fn, false);
+  if (!New)
+    return It->second;
+  std::vector<device::CallSite> Sites = callsOf(Fn, Ctx);
+  bool Covered = !Sites.empty() && Memo.size() < 4096 &&
+                 llvm::all_of(Sites, [&](const device::CallSite &S) {
+                   return Covers(S) ||
+                          everyCallCovered(S.Caller, Ctx, Covers, Memo);
+                 });
+  Memo[Fn] = Covered;
+  return Covered;
 }
 
 } // namespace
@@ -294,17 +421,12 @@ bool guardedAt(const FunctionDecl *Fn, const Expr *Site) {
   return anyBefore(Path, makesDeviceCurrent);
 }
 
-static bool guardedByEveryCaller(const FunctionDecl *Fn, ASTContext &Ctx,
-                                 unsigned Depth) {
-  auto Sites = device::callSitesOf(Fn, Ctx);
-  return !Sites.empty() && llvm::all_of(Sites, [&](const device::CallSite &S) {
-    return guardedAt(S.Caller, S.Call) ||
-           (Depth > 1 && guardedByEveryCaller(S.Caller, Ctx, Depth - 1));
-  });
-}
-
 bool guardedByEveryCaller(const FunctionDecl *Fn, ASTContext &Ctx) {
-  return guardedByEveryCaller(Fn, Ctx, 3);
+  llvm::DenseMap<const FunctionDecl *, bool> Memo;
+  return everyCallCovered(
+      Fn, Ctx,
+      [](const device::CallSite &S) { return guardedAt(S.Caller, S.Call); },
+      Memo);
 }
 
 bool launchErrorReadAfter(const FunctionDecl *Fn, const Expr *Site) {
@@ -339,18 +461,14 @@ const Stmt *statementInBlock(const FunctionDecl *Fn, const Expr *Site) {
   return nullptr;
 }
 
-static bool launchErrorReadByEveryCaller(const FunctionDecl *Fn,
-                                         ASTContext &Ctx, unsigned Depth) {
-  auto Sites = device::callSitesOf(Fn, Ctx);
-  return !Sites.empty() && llvm::all_of(Sites, [&](const device::CallSite &S) {
-    return launchErrorReadAfter(S.Caller, S.Call) ||
-           (Depth > 1 &&
-            launchErrorReadByEveryCaller(S.Caller, Ctx, Depth - 1));
-  });
-}
-
 bool launchErrorReadByEveryCaller(const FunctionDecl *Fn, ASTContext &Ctx) {
-  return launchErrorReadByEveryCaller(Fn, Ctx, 2);
+  llvm::DenseMap<const FunctionDecl *, bool> Memo;
+  return everyCallCovered(
+      Fn, Ctx,
+      [](const device::CallSite &S) {
+        return launchErrorReadAfter(S.Caller, S.Call);
+      },
+      Memo);
 }
 
 std::vector<HandedMemory> memoryHandedTo(const FunctionDecl *Fn,
@@ -365,6 +483,25 @@ std::vector<HandedMemory> memoryHandedTo(const FunctionDecl *Fn,
   return Out;
 }
 
+/// For `f(t)`, a call of a function of the user's that takes one tensor
+/// and returns one (`normalize_shape(x_)`, a view): the argument.
+static const Expr *reshapedTensor(const Expr *E) {
+  const auto *Call = dyn_cast<CallExpr>(ast::stripCopiesAndMoves(E));
+  const FunctionDecl *Callee = Call ? Call->getDirectCallee() : nullptr;
+  if (!Callee || isa<CXXMethodDecl>(Callee) ||
+      !device::isUserFunction(Callee) ||
+      !libtorch::isTensorType(Callee->getReturnType().getNonReferenceType()))
+    return nullptr;
+  const Expr *Only = nullptr;
+  for (const Expr *Arg : Call->arguments())
+    if (libtorch::isTensorType(Arg->getType().getNonReferenceType())) {
+      if (Only)
+        return nullptr;
+      Only = Arg;
+    }
+  return Only;
+}
+
 const ParmVarDecl *tensorParameterOf(const Expr *E, const FunctionDecl *Fn) {
   const VarDecl *V = ast::rootVariable(ast::stripCopiesAndMoves(E));
   for (unsigned Step = 0; V && Step < 4; ++Step) {
@@ -374,25 +511,26 @@ const ParmVarDecl *tensorParameterOf(const Expr *E, const FunctionDecl *Fn) {
       return P->getDeclContext() == Fn ? P : nullptr;
     if (!V->hasLocalStorage() || !V->getInit())
       return nullptr;
-    V = ast::rootVariable(V->getInit());
+    const Expr *Init = V->getInit();
+    if (const Expr *Arg = reshapedTensor(Init))
+      Init = Arg;
+    V = ast::rootVariable(ast::stripCopiesAndMoves(Init));
   }
   return nullptr;
 }
 
 bool provenOnCudaAt(const FunctionDecl *Fn, const ParmVarDecl *Tensor,
-                    const Expr *Site, const CXXMemberCallExpr *Access,
-                    ASTContext &Ctx) {
+                    const Expr *Site, const Expr *Object, ASTContext &Ctx) {
   StmtPath Path = pathIn(Fn, Site);
   if (anyBefore(Path, [&](const Stmt *S) {
         return testsOnCuda(S, Tensor, Fn, 2);
       }))
     return true;
-  if (!Access || ast::isTemplateCode(Fn))
+  if (!Object || ast::isTemplateCode(Fn))
     return false;
   const device::DeviceFlow &Flow = device::DeviceFlow::get(Fn, Ctx);
   return Flow.analyzed() &&
-         Flow.deviceOf(Access->getImplicitObjectArgument()).kind() ==
-             device::DeviceValue::CUDA;
+         Flow.deviceOf(Object).kind() == device::DeviceValue::CUDA;
 }
 
 /// True when the argument of \p S for parameter \p Index is proven on CUDA
@@ -419,7 +557,7 @@ static bool provenAtCall(const device::CallSite &S, unsigned Index,
 
 static bool provenOnCudaByEveryCaller(const FunctionDecl *Fn, unsigned Index,
                                       ASTContext &Ctx, unsigned Depth) {
-  auto Sites = device::callSitesOf(Fn, Ctx);
+  std::vector<device::CallSite> Sites = callsOf(Fn, Ctx);
   return !Sites.empty() && llvm::all_of(Sites, [&](const device::CallSite &S) {
     const ParmVarDecl *P = nullptr;
     return provenAtCall(S, Index, Ctx, P) ||
@@ -434,15 +572,23 @@ bool provenOnCudaByEveryCaller(const FunctionDecl *Fn, unsigned Index,
   return provenOnCudaByEveryCaller(Fn, Index, Ctx, 3);
 }
 
+/// The key of \p FD in the facts: a template instantiation goes by its
+/// template, which is what the checks report on.
+static std::string factKey(const FunctionDecl *FD) {
+  if (const FunctionDecl *Pattern = FD->getTemplateInstantiationPattern())
+    FD = Pattern;
+  return device::functionKey(FD);
+}
+
 std::string guardFacts(ASTContext &Ctx) {
   std::string Lines;
   for (const auto &[Callee, S] : device::callSitesInUnit(Ctx))
     if (hasTensorParameter(Callee))
       Lines += device::ProgramFacts::guardFact(
-          device::functionKey(Callee),
+          factKey(Callee),
           guardedAt(S.Caller, S.Call)
               ? "guarded"
-              : device::ProgramFacts::guardOf(device::functionKey(S.Caller)));
+              : device::ProgramFacts::guardOf(factKey(S.Caller)));
   return Lines;
 }
 
@@ -459,11 +605,9 @@ std::string proofFacts(ASTContext &Ctx) {
               ? "cuda"
           : CallerParam
               ? device::ProgramFacts::proofOf(
-                    CallerParam->getFunctionScopeIndex(),
-                    device::functionKey(S.Caller))
+                    CallerParam->getFunctionScopeIndex(), factKey(S.Caller))
               : "unproven";
-      Lines += device::ProgramFacts::proofFact(device::functionKey(Callee), I,
-                                               Value);
+      Lines += device::ProgramFacts::proofFact(factKey(Callee), I, Value);
     }
   return Lines;
 }

@@ -46,7 +46,8 @@ std::vector<GpuWork> gpuWorkOf(const FunctionDecl *Fn, ASTContext &Ctx);
 bool guardedAt(const FunctionDecl *Fn, const Expr *Site);
 
 /// True when \p Fn is called in this file, and every call is guarded in its
-/// caller, or in every caller of that caller (three calls deep).
+/// caller, or in every caller of that caller, however many calls up. The
+/// calls of a template are those of its instantiations.
 bool guardedByEveryCaller(const FunctionDecl *Fn, ASTContext &Ctx);
 
 /// True when the error of the launch \p Site in \p Fn is read after it: a
@@ -62,24 +63,33 @@ bool launchErrorReadAfter(const FunctionDecl *Fn, const Expr *Site);
 const Stmt *statementInBlock(const FunctionDecl *Fn, const Expr *Site);
 
 /// True when \p Fn is called in this file, and every call is followed by a
-/// read of the launch error in its caller (two calls deep).
+/// read of the launch error in its caller, or in every caller of that
+/// caller, however many calls up.
 bool launchErrorReadByEveryCaller(const FunctionDecl *Fn, ASTContext &Ctx);
 
 /// A tensor parameter whose memory a piece of GPU work receives.
 struct HandedMemory {
   const ParmVarDecl *Tensor;
-  /// The data_ptr()/accessor call that hands it out.
-  const CXXMemberCallExpr *Access;
+  /// What hands it out: a data_ptr()/accessor call, or the call of a
+  /// function of this file that takes one from the tensor (a project's
+  /// `devicetensor(t)`).
+  const Expr *Access;
+  /// The tensor expression there.
+  const Expr *Object;
 };
 
 /// The tensor parameters of \p Fn whose memory \p Site receives among its
-/// arguments: `t.data_ptr<T>()`, an accessor, or a local pointer set from
-/// one, of the parameter or of a local made from it (`t.contiguous()`).
+/// arguments: `t.data_ptr<T>()`, an accessor (in a template too, where the
+/// call is not resolved yet), a helper of this file that takes one from the
+/// tensor, or a local pointer or accessor set from one of these; of the
+/// parameter or of a local made from it (`t.contiguous()`).
 std::vector<HandedMemory> memoryHandedTo(const FunctionDecl *Fn,
                                          const Expr *Site);
 
 /// The tensor parameter of \p Fn that \p E comes from: itself, or a local
-/// tensor initialised from it (`auto tc = t.contiguous();`); null if none.
+/// tensor initialised from it (`auto tc = t.contiguous();`, or with a
+/// function of the user's that takes that one tensor and returns one:
+/// `auto x = normalize_shape(x_);`); null if none.
 const ParmVarDecl *tensorParameterOf(const Expr *E, const FunctionDecl *Fn);
 
 /// True when \p Tensor is known to be on a CUDA device where \p Site runs
@@ -88,10 +98,11 @@ const ParmVarDecl *tensorParameterOf(const Expr *E, const FunctionDecl *Fn);
 /// there with the tensor): `t.is_cuda()`, `t.device().is_cuda()`,
 /// `t.type().is_cuda()` (TORCH_CHECK, AT_ASSERTM, CHECK_CUDA and the like
 /// expand to these) or `t.device().type() == kCUDA`; or the device analysis
-/// (device/DeviceFlow.h) puts \p Access's tensor on CUDA (`t = t.cuda()`).
+/// (device/DeviceFlow.h) puts \p Object, the tensor where its memory is
+/// taken, on CUDA (`t = t.cuda()`). LibTorch's at::checkAllSameGPU and
+/// at::checkSameGPU prove the tensors of the TensorArgs they are given.
 bool provenOnCudaAt(const FunctionDecl *Fn, const ParmVarDecl *Tensor,
-                    const Expr *Site, const CXXMemberCallExpr *Access,
-                    ASTContext &Ctx);
+                    const Expr *Site, const Expr *Object, ASTContext &Ctx);
 
 /// True when \p Fn is called in this file, and at every call the argument
 /// for parameter \p Index is proven to be on a CUDA device in the caller,

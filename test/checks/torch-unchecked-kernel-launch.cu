@@ -158,6 +158,32 @@ void caller(torch::Tensor x) {
   C10_CUDA_KERNEL_LAUNCH_CHECK();
 }
 
+// A kernel functor reached through a dispatch template that recurses once
+// per value (pytorch3d's DispatchKernel1D): the caller at the top checks.
+template <typename T, int64_t D> struct ScaleFunctor {
+  static void run(float *x, int64_t n, cudaStream_t s) {
+    scale_kernel<<<1, 256, 0, s>>>(x, x, float(D), n);
+  }
+};
+template <template <typename, int64_t> class K, typename T, int64_t Cur, int64_t Max>
+struct Dispatch {
+  static void run(int64_t d, float *x, int64_t n, cudaStream_t s) {
+    if (d == Cur)
+      K<T, Cur>::run(x, n, s);
+    else
+      Dispatch<K, T, Cur + 1, Max>::run(d, x, n, s);
+  }
+};
+template <template <typename, int64_t> class K, typename T, int64_t Max>
+struct Dispatch<K, T, Max, Max> {
+  static void run(int64_t d, float *x, int64_t n, cudaStream_t s) { K<T, Max>::run(x, n, s); }
+};
+void dispatched(torch::Tensor x, int64_t d) {
+  const at::cuda::OptionalCUDAGuard guard(device_of(x));
+  Dispatch<ScaleFunctor, float, 1, 8>::run(d, x.data_ptr<float>(), x.numel(), at::cuda::getCurrentCUDAStream());
+  AT_CUDA_CHECK(cudaGetLastError());
+}
+
 // cudaLaunchKernel's own result, checked.
 void launchFunctionChecked(float *x, int64_t n, cudaStream_t s) {
   float scale = 2;

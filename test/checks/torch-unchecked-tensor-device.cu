@@ -70,7 +70,54 @@ void viaLauncher(torch::Tensor x) {
   // CHECK-MESSAGES: :[[@LINE-1]]:14: note: the memory of 'x' goes to kernel 'mul_kernel' here, unchecked
 }
 
+// Memory taken by a helper of the file, and by an accessor call a template
+// leaves unresolved.
+template <typename T> struct DeviceView {
+  T *data;
+  int64_t n;
+};
+template <typename T> DeviceView<T> devicetensor(const torch::Tensor &t) {
+  return {t.data_ptr<T>(), t.numel()};
+}
+template <typename T> __global__ void view_kernel(DeviceView<T> v) {}
+
+void viaHelper(torch::Tensor x) {
+  // CHECK-MESSAGES: :[[@LINE-1]]:6: warning: 'viaHelper' hands the memory of 'x' to a kernel
+  const at::cuda::OptionalCUDAGuard guard(device_of(x));
+  view_kernel<<<1, 1, 0, at::cuda::getCurrentCUDAStream()>>>(devicetensor<float>(x));
+  // CHECK-MESSAGES: :[[@LINE-1]]:62: note: the memory of 'x' goes to kernel 'view_kernel' here, unchecked
+  C10_CUDA_KERNEL_LAUNCH_CHECK();
+}
+
+template <typename scalar_t> __global__ void acc_kernel_t(at::PackedTensorAccessor32<scalar_t, 2> x) {}
+template <typename scalar_t> void templated(const torch::Tensor &x) {
+  // CHECK-MESSAGES: :[[@LINE-1]]:35: warning: 'templated' hands the memory of 'x' to a kernel
+  const at::cuda::OptionalCUDAGuard guard(device_of(x));
+  auto acc = x.packed_accessor32<scalar_t, 2>();
+  acc_kernel_t<scalar_t><<<1, 1, 0, at::cuda::getCurrentCUDAStream()>>>(acc);
+  C10_CUDA_KERNEL_LAUNCH_CHECK();
+}
+template void templated<float>(const torch::Tensor &);
+
+// Through a helper of the user's that reshapes the tensor.
+static torch::Tensor normalize_shape(const torch::Tensor &x) { return x.view({x.size(0), -1}); }
+void reshaped(torch::Tensor x_) {
+  // CHECK-MESSAGES: :[[@LINE-1]]:6: warning: 'reshaped' hands the memory of 'x_' to a kernel
+  const at::cuda::OptionalCUDAGuard guard(device_of(x_));
+  auto x = normalize_shape(x_);
+  acc_kernel<<<1, 1, 0, at::cuda::getCurrentCUDAStream()>>>(x.packed_accessor32<float, 2>());
+  C10_CUDA_KERNEL_LAUNCH_CHECK();
+}
+
 // Near misses.
+
+// LibTorch's own argument checks throw for a tensor that is not on a GPU.
+void sameGpu(torch::Tensor a, torch::Tensor b) {
+  at::TensorArg a_t{a, "a", 1}, b_t{b, "b", 2};
+  at::checkAllSameGPU("sameGpu", {a_t, b_t});
+  const at::cuda::OptionalCUDAGuard guard(device_of(a));
+  launch_mul(a.data_ptr<float>(), a.data_ptr<float>(), b.data_ptr<float>(), a.numel());
+}
 
 void checked(torch::Tensor out, torch::Tensor a, torch::Tensor b, torch::Tensor c) {
   CHECK_INPUT(out);
