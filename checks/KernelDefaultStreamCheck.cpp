@@ -7,7 +7,8 @@
 namespace clang::tidy::torch {
 
 namespace {
-constexpr llvm::StringLiteral CurrentStream = "at::cuda::getCurrentCUDAStream()";
+constexpr llvm::StringLiteral CurrentStream =
+    "at::cuda::getCurrentCUDAStream()";
 
 /// The arguments of \p Call written in the source (default ones left out).
 unsigned writtenArgs(const CallExpr *Call) {
@@ -18,10 +19,9 @@ unsigned writtenArgs(const CallExpr *Call) {
 }
 
 /// The fix that puts \p Work on the current stream, if one is simple.
-std::optional<FixItHint> streamFix(const Expr *Work, const SourceManager &SM,
-                                   const LangOptions &LO,
-                                   SourceLocation (*Editable)(SourceLocation,
-                                                              const SourceManager &)) {
+std::optional<FixItHint>
+streamFix(const Expr *Work, const SourceManager &SM, const LangOptions &LO,
+          SourceLocation (*Editable)(SourceLocation, const SourceManager &)) {
   if (const Expr *Stream = libtorch::streamArgument(Work)) {
     CharSourceRange R = Lexer::makeFileCharRange(
         CharSourceRange::getTokenRange(Stream->getSourceRange()), SM, LO);
@@ -37,8 +37,7 @@ std::optional<FixItHint> streamFix(const Expr *Work, const SourceManager &SM,
     if (N < 2 || N > 3 || At.isInvalid())
       return std::nullopt;
     return FixItHint::CreateInsertion(
-        At,
-        ((N == 2 ? ", 0, " : ", ") + CurrentStream).str());
+        At, ((N == 2 ? ", 0, " : ", ") + CurrentStream).str());
   }
   SourceLocation At = Editable(Call->getRParenLoc(), SM);
   if (libtorch::isAsyncRuntimeCopy(Call) && At.isValid())
@@ -67,18 +66,19 @@ void KernelDefaultStreamCheck::checkFunction(const FunctionDecl *Fn,
     const auto *Call = cast<CallExpr>(W.Work);
     bool Launch = libtorch::isKernelLaunch(Call);
     bool Blocking = libtorch::isBlockingRuntimeCopy(Call);
-    bool Thrust = libtorch::thrustStreamUse(Call) !=
-                  libtorch::StreamUse::NotAStreamCall;
+    bool Thrust =
+        libtorch::thrustStreamUse(Call) != libtorch::StreamUse::NotAStreamCall;
     std::string What =
-        Launch ? "kernel '" + libtorch::launchedName(Call) + "'"
-               : "'" + Call->getDirectCallee()->getQualifiedNameAsString() +
-                     "'";
+        Launch
+            ? "kernel '" + libtorch::launchedName(Call) + "'"
+            : "'" + Call->getDirectCallee()->getQualifiedNameAsString() + "'";
     llvm::StringRef Instead =
         Blocking ? "use its Async form on at::cuda::getCurrentCUDAStream(), "
                    "then synchronize that stream if the host needs the result"
-        : Thrust ? "pass thrust::cuda::par.on(at::cuda::getCurrentCUDAStream()) "
-                   "as its execution policy"
-                 : "pass at::cuda::getCurrentCUDAStream()";
+        : Thrust
+            ? "pass thrust::cuda::par.on(at::cuda::getCurrentCUDAStream()) "
+              "as its execution policy"
+            : "pass at::cuda::getCurrentCUDAStream()";
     bool InMacro = editableLoc(W.Site->getBeginLoc(), SM).isInvalid();
     bool CanWrite = isDeclared(Ctx, "at::cuda::getCurrentCUDAStream");
     std::optional<FixItHint> Fix;
@@ -97,8 +97,9 @@ void KernelDefaultStreamCheck::checkFunction(const FunctionDecl *Fn,
       if (InMacro)
         noFixNote(Loc, NoFix::InMacro);
       else if (!CanWrite)
-        diag(Loc, "no automatic fix: at::cuda::getCurrentCUDAStream is not "
-                  "declared here; include <ATen/cuda/CUDAContext.h>",
+        diag(Loc,
+             "no automatic fix: at::cuda::getCurrentCUDAStream is not "
+             "declared here; include <ATen/cuda/CUDAContext.h>",
              DiagnosticIDs::Note);
     }
   }

@@ -24,8 +24,7 @@ std::string describe(const program::GpuWork &W) {
   std::string Work =
       libtorch::isKernelLaunch(W.Work)
           ? "kernel '" + libtorch::launchedName(W.Work) + "'"
-          : "'" +
-                cast<CallExpr>(W.Work)->getDirectCallee()->getNameAsString() +
+          : "'" + cast<CallExpr>(W.Work)->getDirectCallee()->getNameAsString() +
                 "'";
   if (W.Launcher)
     return "'" + W.Launcher->getNameAsString() + "' starts " + Work;
@@ -48,12 +47,10 @@ void MissingDeviceGuardCheck::checkFunction(const FunctionDecl *Fn,
   if (!Unguarded || program::guardedByEveryCaller(Fn, Ctx))
     return;
   const SourceManager &SM = Ctx.getSourceManager();
-  SourceLocation Loc = SM.getFileLoc(Fn->getLocation());
-  if (!reportOnce(Loc))
+  SourceLocation Loc = reportAtFunction(
+      Fn, {device::ProgramFacts::guardOf(device::functionKey(Fn))}, SM);
+  if (Loc.isInvalid())
     return;
-  if (Fn->isExternallyVisible())
-    deferToCallers(Loc,
-                   device::ProgramFacts::guardOf(device::functionKey(Fn)), SM);
 
   const auto *Body = dyn_cast<CompoundStmt>(Fn->getBody());
   bool InMacro = Fn->getLocation().isMacroID() ||
@@ -61,11 +58,12 @@ void MissingDeviceGuardCheck::checkFunction(const FunctionDecl *Fn,
   // What the fix writes, and the header that declares it.
   llvm::StringRef MissingHeader =
       !isDeclared(Ctx, "at::cuda::OptionalCUDAGuard") ? "<c10/cuda/CUDAGuard.h>"
-      : !isDeclared(Ctx, "at::device_of")            ? "<ATen/DeviceGuard.h>"
+      : !isDeclared(Ctx, "at::device_of")             ? "<ATen/DeviceGuard.h>"
                                                       : "";
   bool CanWrite = MissingHeader.empty();
-  std::string Guard = "const at::cuda::OptionalCUDAGuard device_guard(device_of(" +
-                      Tensor->getNameAsString() + "));";
+  std::string Guard =
+      "const at::cuda::OptionalCUDAGuard device_guard(device_of(" +
+      Tensor->getNameAsString() + "));";
   {
     auto D = diag(Loc, "'%0' starts GPU work on the current device, not on "
                        "its tensors' device: with inputs on another GPU "
@@ -81,8 +79,8 @@ void MissingDeviceGuardCheck::checkFunction(const FunctionDecl *Fn,
               : Lexer::getIndentationForLine(Body->body_front()->getBeginLoc(),
                                              SM)
                     .str();
-      D << FixItHint::CreateInsertion(
-          Body->getLBracLoc().getLocWithOffset(1), "\n" + Indent + Guard);
+      D << FixItHint::CreateInsertion(Body->getLBracLoc().getLocWithOffset(1),
+                                      "\n" + Indent + Guard);
     }
   }
   diag(reportLoc(Unguarded->Site, SM), "%0 here, with no guard before it",
@@ -91,8 +89,9 @@ void MissingDeviceGuardCheck::checkFunction(const FunctionDecl *Fn,
   if (InMacro)
     noFixNote(Loc, NoFix::InMacro);
   else if (!CanWrite)
-    diag(Loc, "no automatic fix: the guard needs %0, which this file does "
-              "not include",
+    diag(Loc,
+         "no automatic fix: the guard needs %0, which this file does "
+         "not include",
          DiagnosticIDs::Note)
         << MissingHeader;
   else if (!Tensor->getIdentifier())

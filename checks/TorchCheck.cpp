@@ -8,11 +8,11 @@
 #include "device/ProgramFacts.h"
 #include "libtorch/CudaApi.h"
 #include "libtorch/TorchTypes.h"
-#include "clang/ASTMatchers/ASTMatchFinder.h"
-#include "clang/Lex/Preprocessor.h"
 #include "program/GpuUse.h"
 #include "program/HotLoops.h"
 #include "program/KernelLaunches.h"
+#include "clang/ASTMatchers/ASTMatchFinder.h"
+#include "clang/Lex/Preprocessor.h"
 
 namespace clang::tidy::torch {
 
@@ -125,13 +125,18 @@ void KernelCheck::onEndOfTranslationUnit() {
   DeviceFlowCheck::onEndOfTranslationUnit();
 }
 
-void KernelCheck::deferToCallers(SourceLocation Loc, llvm::StringRef Value,
-                                 const SourceManager &SM) {
-  if (!device::exportsUnitFacts())
-    return;
-  if (auto Pos = device::findingPosition(Loc, SM))
-    Deferred += device::ProgramFacts::callerDeferredFact(
-        getID(), Pos->first, Pos->second, Value);
+SourceLocation KernelCheck::reportAtFunction(const FunctionDecl *Fn,
+                                             llvm::ArrayRef<std::string> Needs,
+                                             const SourceManager &SM) {
+  SourceLocation Loc = SM.getFileLoc(Fn->getLocation());
+  if (!reportOnce(Loc))
+    return SourceLocation();
+  if (device::exportsUnitFacts() && Fn->isExternallyVisible())
+    if (auto Pos = device::findingPosition(Loc, SM))
+      for (const std::string &Value : Needs)
+        Deferred += device::ProgramFacts::callerDeferredFact(
+            getID(), Pos->first, Pos->second, Value);
+  return Loc;
 }
 
 bool KernelCheck::isDeclared(ASTContext &Ctx,

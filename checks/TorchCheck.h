@@ -17,10 +17,12 @@
 #include "clang/AST/Decl.h"
 #include "clang/AST/DeclBase.h"
 #include "clang/Basic/SourceLocation.h"
+#include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/StringRef.h"
 #include <optional>
+#include <string>
 
 namespace clang::tidy::torch {
 
@@ -105,10 +107,14 @@ protected:
   /// In a batch worker: what the unit tells the other units, written with
   /// the deferred findings at the end of the unit (device/ProgramFacts.h).
   virtual std::string unitFacts(ASTContext &) { return ""; }
-  /// In a batch worker: the finding at \p Loc stands only if every call of
-  /// the program fails to prove \p Value ("guard <fn>", "proof <i> <fn>").
-  void deferToCallers(SourceLocation Loc, llvm::StringRef Value,
-                      const SourceManager &SM);
+  /// Where a finding about \p Fn goes (its name), or an invalid location
+  /// when one was reported there already. In a batch worker, for a function
+  /// other files can call, the finding stands only if the program's calls
+  /// do not prove all of \p Needs ("guard <fn>", "proof <i> <fn>":
+  /// device/ProgramFacts.h).
+  SourceLocation reportAtFunction(const FunctionDecl *Fn,
+                                  llvm::ArrayRef<std::string> Needs,
+                                  const SourceManager &SM);
   /// True when the qualified name (a namespace path and a name) is declared.
   bool isDeclared(ASTContext &Ctx, llvm::StringRef QualifiedName) const;
   bool isMacroDefined(llvm::StringRef Name) const;

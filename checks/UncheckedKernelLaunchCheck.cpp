@@ -41,15 +41,17 @@ void UncheckedKernelLaunchCheck::checkFunction(const FunctionDecl *Fn,
       if (After.isValid())
         D << FixItHint::CreateInsertion(
             After, ("\n" +
-                    Lexer::getIndentationForLine(editableLoc(S->getBeginLoc(), SM), SM) +
+                    Lexer::getIndentationForLine(
+                        editableLoc(S->getBeginLoc(), SM), SM) +
                     "C10_CUDA_KERNEL_LAUNCH_CHECK();")
                        .str());
     }
     if (InMacro)
       noFixNote(Loc, NoFix::InMacro);
     else if (!HaveMacro)
-      diag(Loc, "no automatic fix: C10_CUDA_KERNEL_LAUNCH_CHECK is not "
-                "defined here; include <c10/cuda/CUDAException.h>",
+      diag(Loc,
+           "no automatic fix: C10_CUDA_KERNEL_LAUNCH_CHECK is not "
+           "defined here; include <c10/cuda/CUDAException.h>",
            DiagnosticIDs::Note);
     else if (!S)
       diag(Loc, "no automatic fix: the launch is not a statement of a block",

@@ -1,4 +1,5 @@
-//===- UncheckedKernelLaunchCheck.h - torch-unchecked-kernel-launch -*- C++ -*-===//
+//===- UncheckedKernelLaunchCheck.h - torch-unchecked-kernel-launch -*- C++
+//-*-===//
 #ifndef TORCH_TIDY_UNCHECKEDKERNELLAUNCHCHECK_H
 #define TORCH_TIDY_UNCHECKEDKERNELLAUNCHCHECK_H
 

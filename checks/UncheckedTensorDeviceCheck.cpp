@@ -29,16 +29,13 @@ void UncheckedTensorDeviceCheck::checkFunction(const FunctionDecl *Fn,
   if (Unproven.empty())
     return;
   const SourceManager &SM = Ctx.getSourceManager();
-  SourceLocation Loc = SM.getFileLoc(Fn->getLocation());
-  if (!reportOnce(Loc))
+  std::vector<std::string> Needs;
+  for (const program::HandedMemory &M : Unproven)
+    Needs.push_back(device::ProgramFacts::proofOf(
+        M.Tensor->getFunctionScopeIndex(), device::functionKey(Fn)));
+  SourceLocation Loc = reportAtFunction(Fn, Needs, SM);
+  if (Loc.isInvalid())
     return;
-  if (Fn->isExternallyVisible())
-    for (const program::HandedMemory &M : Unproven)
-      deferToCallers(Loc,
-                     device::ProgramFacts::proofOf(
-                         M.Tensor->getFunctionScopeIndex(),
-                         device::functionKey(Fn)),
-                     SM);
   std::string Names;
   for (const program::HandedMemory &M : Unproven)
     Names += (Names.empty() ? "'" : ", '") + M.Tensor->getNameAsString() + "'";

@@ -1,4 +1,5 @@
-//===- UncheckedTensorDeviceCheck.h - torch-unchecked-tensor-device -*- C++ -*-===//
+//===- UncheckedTensorDeviceCheck.h - torch-unchecked-tensor-device -*- C++
+//-*-===//
 #ifndef TORCH_TIDY_UNCHECKEDTENSORDEVICECHECK_H
 #define TORCH_TIDY_UNCHECKEDTENSORDEVICECHECK_H
 

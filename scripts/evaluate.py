@@ -17,12 +17,15 @@ finding counts against precision until someone reads it and labels it.
 Nothing fetched is committed: build/ is ignored.
 
 With --set cuda it scores the CUDA extension set instead
-(bench/eval/cuda-extensions/, written to docs/evaluation-cuda.md): `.cu`
+(bench/eval/cuda-extensions/, written to docs/evaluation-cuda.md; --set
+cuda-heldout: bench/eval/cuda-extensions-heldout/, a set the checks were
+not tuned on, written to docs/evaluation-cuda-heldout.md): `.cu`
 files get the command line torch.utils.cpp_extension gives nvcc, every file
 is compiled against the CUDA LibTorch headers and the CUDA root of
 scripts/fetch-cuda-headers.sh, and torch-tidy gets --cuda-path.
 
-  scripts/evaluate.py [--set training|cuda] [--torch-tidy build/bin/torch-tidy]
+  scripts/evaluate.py [--set training|cuda|cuda-heldout]
+                      [--torch-tidy build/bin/torch-tidy]
                       [--mirror DIR] [--out docs/evaluation.md] [-j 2]
                       [--rescore]
 """
@@ -215,7 +218,9 @@ def percent(num, den):
     return "–" if den == 0 else "%.1f%%" % (100.0 * num / den)
 
 
-def write_markdown(out, repos, report, results, eval_dir, cuda, trees):
+def write_markdown(out, repos, report, results, eval_dir, setname, trees):
+    cuda = setname.startswith("cuda")
+    heldout = setname == "cuda-heldout"
     labels = os.path.relpath(os.path.join(eval_dir, "labels.tsv"), ROOT)
     lines = ["# Evaluation on real " + (
                  "C++/CUDA extensions" if cuda else "LibTorch projects"), "",
@@ -223,9 +228,14 @@ def write_markdown(out, repos, report, results, eval_dir, cuda, trees):
              "`%s`; do not edit by hand. Precision counts "
              "unlabelled findings as false until they are read and labelled; "
              "recall is over the labelled bugs." % (
-                 " --set cuda" if cuda else "", labels), ""]
-    lines += (["The training and inference programs are scored in "
-               "[evaluation.md](evaluation.md)."] if cuda else
+                 " --set " + setname if cuda else "", labels), ""]
+    lines += (["Held out: the checks were not changed after these projects "
+               "were labelled; the set they were tuned on is scored in "
+               "[evaluation-cuda.md](evaluation-cuda.md)."] if heldout else
+              ["The training and inference programs are scored in "
+               "[evaluation.md](evaluation.md); a held-out set of extension "
+               "projects in [evaluation-cuda-heldout.md]"
+               "(evaluation-cuda-heldout.md)."] if cuda else
               ["The extension checks are scored on C++/CUDA extensions in "
                "[evaluation-cuda.md](evaluation-cuda.md)."])
     lines += ["", "## Projects", "", "| Repository | Commit | Files |",
@@ -275,7 +285,7 @@ def write_markdown(out, repos, report, results, eval_dir, cuda, trees):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--set", choices=("training", "cuda"),
+    parser.add_argument("--set", choices=("training", "cuda", "cuda-heldout"),
                         default="training",
                         help="which evaluation set: LibTorch programs, or "
                         "C++/CUDA extensions")
@@ -290,13 +300,16 @@ def main():
                         help="score the last run's report again (after "
                         "labelling) instead of running torch-tidy")
     args = parser.parse_args()
-    cuda = args.set == "cuda"
+    cuda = args.set.startswith("cuda")
+    heldout = args.set == "cuda-heldout"
+    suffix = "-heldout" if heldout else ""
     eval_dir = os.path.join(ROOT, "bench/eval",
-                            "cuda-extensions" if cuda else "")
+                            "cuda-extensions" + suffix if cuda else "")
     args.work = args.work or os.path.join(
-        ROOT, "build/eval-cuda" if cuda else "build/eval")
+        ROOT, "build/eval-cuda" + suffix if cuda else "build/eval")
     args.out = args.out or os.path.join(
-        ROOT, "docs/evaluation-cuda.md" if cuda else "docs/evaluation.md")
+        ROOT, "docs/evaluation-cuda%s.md" % suffix if cuda
+        else "docs/evaluation.md")
     repos = read_tsv(os.path.join(eval_dir, "repos.tsv"))
     labels = read_tsv(os.path.join(eval_dir, "labels.tsv"))
     if not os.access(args.torch_tidy, os.X_OK):
@@ -312,7 +325,8 @@ def main():
         compile_database(repos, trees, args.work, cuda)
         report = run_torch_tidy(args.torch_tidy, args.work, args.j, cuda)
     results = score(report, labels, trees)
-    write_markdown(args.out, repos, report, results, eval_dir, cuda, trees)
+    write_markdown(args.out, repos, report, results, eval_dir, args.set,
+                   trees)
     for check in sorted(results):
         r = results[check]
         print("%-36s tp %3d fp %3d unlabelled %3d fn %3d" % (

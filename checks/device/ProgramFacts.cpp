@@ -142,9 +142,8 @@ bool ProgramFacts::provenByCallersEverywhere(llvm::StringRef Check,
                                              unsigned Offset) const {
   auto It = CallerDeferred.find({Check.str(), File.str(), Offset});
   return It != CallerDeferred.end() &&
-         llvm::all_of(It->second, [&](const std::string &V) {
-           return provenByCallers(V);
-         });
+         llvm::all_of(It->second,
+                      [&](const std::string &V) { return provenByCallers(V); });
 }
 
 } // namespace clang::tidy::torch::device

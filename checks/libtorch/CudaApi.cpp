@@ -51,21 +51,68 @@ const NamespaceDecl *enclosingNamespace(const Decl *D) {
 }
 
 bool isThrustAlgorithm(const FunctionDecl *FD) {
-  static const llvm::StringSet<> Names = {
-      "sort", "sort_by_key", "stable_sort", "stable_sort_by_key", "reduce",
-      "reduce_by_key", "transform", "transform_reduce", "inclusive_scan",
-      "exclusive_scan", "inclusive_scan_by_key", "exclusive_scan_by_key",
-      "transform_inclusive_scan", "transform_exclusive_scan", "copy",
-      "copy_if", "copy_n", "fill", "fill_n", "sequence", "unique",
-      "unique_by_key", "unique_copy", "count", "count_if", "for_each",
-      "for_each_n", "gather", "gather_if", "scatter", "scatter_if", "remove",
-      "remove_if", "remove_copy_if", "max_element", "min_element",
-      "minmax_element", "lower_bound", "upper_bound", "binary_search",
-      "equal_range", "find", "find_if", "replace", "replace_if", "partition",
-      "stable_partition", "adjacent_difference", "tabulate", "generate",
-      "uninitialized_fill", "set_intersection", "set_union",
-      "set_difference", "merge", "merge_by_key", "all_of", "any_of",
-      "none_of", "equal", "inner_product", "reverse"};
+  static const llvm::StringSet<> Names = {"sort",
+                                          "sort_by_key",
+                                          "stable_sort",
+                                          "stable_sort_by_key",
+                                          "reduce",
+                                          "reduce_by_key",
+                                          "transform",
+                                          "transform_reduce",
+                                          "inclusive_scan",
+                                          "exclusive_scan",
+                                          "inclusive_scan_by_key",
+                                          "exclusive_scan_by_key",
+                                          "transform_inclusive_scan",
+                                          "transform_exclusive_scan",
+                                          "copy",
+                                          "copy_if",
+                                          "copy_n",
+                                          "fill",
+                                          "fill_n",
+                                          "sequence",
+                                          "unique",
+                                          "unique_by_key",
+                                          "unique_copy",
+                                          "count",
+                                          "count_if",
+                                          "for_each",
+                                          "for_each_n",
+                                          "gather",
+                                          "gather_if",
+                                          "scatter",
+                                          "scatter_if",
+                                          "remove",
+                                          "remove_if",
+                                          "remove_copy_if",
+                                          "max_element",
+                                          "min_element",
+                                          "minmax_element",
+                                          "lower_bound",
+                                          "upper_bound",
+                                          "binary_search",
+                                          "equal_range",
+                                          "find",
+                                          "find_if",
+                                          "replace",
+                                          "replace_if",
+                                          "partition",
+                                          "stable_partition",
+                                          "adjacent_difference",
+                                          "tabulate",
+                                          "generate",
+                                          "uninitialized_fill",
+                                          "set_intersection",
+                                          "set_union",
+                                          "set_difference",
+                                          "merge",
+                                          "merge_by_key",
+                                          "all_of",
+                                          "any_of",
+                                          "none_of",
+                                          "equal",
+                                          "inner_product",
+                                          "reverse"};
   const NamespaceDecl *NS = enclosingNamespace(FD);
   return FD->getIdentifier() && !isa<CXXMethodDecl>(FD) && NS &&
          NS->getName() == "thrust" && Names.contains(FD->getName());
@@ -104,8 +151,9 @@ StreamUse classifyStream(const Expr *S) {
     return StreamUse::Legacy;
   if (const auto *Lit = dyn_cast<IntegerLiteral>(S)) {
     uint64_t V = Lit->getValue().getLimitedValue();
-    return V == 2 ? StreamUse::PerThread
-                  : V <= 1 ? StreamUse::Legacy : StreamUse::Given;
+    return V == 2   ? StreamUse::PerThread
+           : V <= 1 ? StreamUse::Legacy
+                    : StreamUse::Given;
   }
   return StreamUse::Given;
 }
@@ -237,17 +285,22 @@ bool isGpuWork(const Expr *E) {
 }
 
 bool isDeviceGuardVariable(const VarDecl *V) {
-  const auto *RD =
-      V->getType().getNonReferenceType()->getAsCXXRecordDecl();
+  const auto *RD = V->getType().getNonReferenceType()->getAsCXXRecordDecl();
   if (!RD || !RD->getIdentifier())
     return false;
   static const llvm::StringSet<> Guards = {
-      "c10::cuda::CUDAGuard",        "c10::cuda::OptionalCUDAGuard",
-      "c10::cuda::CUDAStreamGuard",  "c10::cuda::OptionalCUDAStreamGuard",
-      "c10::cuda::CUDAMultiStreamGuard", "c10::DeviceGuard",
-      "c10::OptionalDeviceGuard",    "c10::StreamGuard",
-      "c10::OptionalStreamGuard",    "c10::hip::HIPGuard",
-      "c10::hip::OptionalHIPGuard",  "c10::hip::HIPStreamGuard",
+      "c10::cuda::CUDAGuard",
+      "c10::cuda::OptionalCUDAGuard",
+      "c10::cuda::CUDAStreamGuard",
+      "c10::cuda::OptionalCUDAStreamGuard",
+      "c10::cuda::CUDAMultiStreamGuard",
+      "c10::DeviceGuard",
+      "c10::OptionalDeviceGuard",
+      "c10::StreamGuard",
+      "c10::OptionalStreamGuard",
+      "c10::hip::HIPGuard",
+      "c10::hip::OptionalHIPGuard",
+      "c10::hip::HIPStreamGuard",
       "c10::hip::HIPGuardMasqueradingAsCUDA",
       "c10::hip::OptionalHIPGuardMasqueradingAsCUDA"};
   return Guards.contains(RD->getQualifiedNameAsString());
@@ -275,7 +328,9 @@ bool isTensorMemoryAccess(const CXXMemberCallExpr *Call) {
     return false;
   return llvm::StringSwitch<bool>(MD->getName())
       .Cases({"data_ptr", "data", "const_data_ptr", "mutable_data_ptr"}, true)
-      .Cases({"packed_accessor32", "packed_accessor64", "packed_accessor", "generic_packed_accessor"}, true)
+      .Cases({"packed_accessor32", "packed_accessor64", "packed_accessor",
+              "generic_packed_accessor"},
+             true)
       .Default(false);
 }
 

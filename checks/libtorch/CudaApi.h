@@ -29,10 +29,10 @@ std::string launchedName(const Expr *Launch);
 
 /// Where a piece of GPU work runs, as far as its stream argument says.
 enum class StreamUse : unsigned char {
-  NoStream, ///< no stream argument: the legacy default stream
-  Legacy,   ///< 0, nullptr, NULL, cudaStreamLegacy
+  NoStream,  ///< no stream argument: the legacy default stream
+  Legacy,    ///< 0, nullptr, NULL, cudaStreamLegacy
   PerThread, ///< cudaStreamPerThread
-  Given,    ///< any other stream expression
+  Given,     ///< any other stream expression
   NotAStreamCall,
 };
 

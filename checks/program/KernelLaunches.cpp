@@ -127,8 +127,7 @@ void collectWork(const Stmt *S, ASTContext &Ctx, unsigned Depth,
     collectWork(Child, Ctx, Depth, Out);
 }
 
-const Expr *firstWork(const FunctionDecl *FD, ASTContext &Ctx,
-                      unsigned Depth) {
+const Expr *firstWork(const FunctionDecl *FD, ASTContext &Ctx, unsigned Depth) {
   const SourceManager &SM = Ctx.getSourceManager();
   if (!FD->hasBody() || !device::isUserFunction(FD) ||
       ast::isDeviceFunction(FD) || SM.isInSystemHeader(FD->getLocation()))
@@ -251,19 +250,19 @@ bool checksSameGPU(const CallExpr *Call, const ParmVarDecl *Tensor,
       (Callee->getName() != "checkAllSameGPU" &&
        Callee->getName() != "checkSameGPU"))
     return false;
-  std::function<bool(const Stmt *, unsigned)> Mentions =
-      [&](const Stmt *S, unsigned Depth) {
-        return anyNode(S, [&](const Stmt *N) {
-          const auto *DRE = dyn_cast<DeclRefExpr>(N);
-          if (!DRE)
-            return false;
-          if (tensorParameterOf(DRE, Fn) == Tensor)
-            return true;
-          const auto *V = dyn_cast<VarDecl>(DRE->getDecl());
-          return V && Depth > 0 && V->hasLocalStorage() && V->getInit() &&
-                 !isa<ParmVarDecl>(V) && Mentions(V->getInit(), Depth - 1);
-        });
-      };
+  std::function<bool(const Stmt *, unsigned)> Mentions = [&](const Stmt *S,
+                                                             unsigned Depth) {
+    return anyNode(S, [&](const Stmt *N) {
+      const auto *DRE = dyn_cast<DeclRefExpr>(N);
+      if (!DRE)
+        return false;
+      if (tensorParameterOf(DRE, Fn) == Tensor)
+        return true;
+      const auto *V = dyn_cast<VarDecl>(DRE->getDecl());
+      return V && Depth > 0 && V->hasLocalStorage() && V->getInit() &&
+             !isa<ParmVarDecl>(V) && Mentions(V->getInit(), Depth - 1);
+    });
+  };
   return llvm::any_of(Call->arguments(),
                       [&](const Expr *A) { return Mentions(A, 1); });
 }
@@ -399,11 +398,13 @@ bool everyCallCovered(const FunctionDecl *Fn, ASTContext &Ctx, F Covers,
   if (!New)
     return It->second;
   std::vector<device::CallSite> Sites = callsOf(Fn, Ctx);
-  bool Covered = !Sites.empty() && Memo.size() < 4096 &&
-                 llvm::all_of(Sites, [&](const device::CallSite &S) {
-                   return Covers(S) ||
-                          everyCallCovered(S.Caller, Ctx, Covers, Memo);
-                 });
+  bool Covered =
+      !Sites.empty() && Memo.size() < 4096 &&
+      llvm::all_of(
+          Sites,
+          [&](const device::CallSite &S) {
+            return Covers(S) || everyCallCovered(S.Caller, Ctx, Covers, Memo);
+          });
   Memo[Fn] = Covered;
   return Covered;
 }
@@ -475,8 +476,8 @@ std::vector<HandedMemory> memoryHandedTo(const FunctionDecl *Fn,
                                          const Expr *Site) {
   std::vector<HandedMemory> Out;
   const auto *Call = dyn_cast<CallExpr>(Site);
-  if (!Call || (!isa<CUDAKernelCallExpr>(Call) &&
-                libtorch::isKernelLaunch(Call)))
+  if (!Call ||
+      (!isa<CUDAKernelCallExpr>(Call) && libtorch::isKernelLaunch(Call)))
     return Out; // cudaLaunchKernel's arguments are an array of pointers
   for (const Expr *Arg : Call->arguments())
     collectAccesses(Arg, Fn, 1, Out);
@@ -522,9 +523,8 @@ const ParmVarDecl *tensorParameterOf(const Expr *E, const FunctionDecl *Fn) {
 bool provenOnCudaAt(const FunctionDecl *Fn, const ParmVarDecl *Tensor,
                     const Expr *Site, const Expr *Object, ASTContext &Ctx) {
   StmtPath Path = pathIn(Fn, Site);
-  if (anyBefore(Path, [&](const Stmt *S) {
-        return testsOnCuda(S, Tensor, Fn, 2);
-      }))
+  if (anyBefore(Path,
+                [&](const Stmt *S) { return testsOnCuda(S, Tensor, Fn, 2); }))
     return true;
   if (!Object || ast::isTemplateCode(Fn))
     return false;
@@ -562,8 +562,8 @@ static bool provenOnCudaByEveryCaller(const FunctionDecl *Fn, unsigned Index,
     const ParmVarDecl *P = nullptr;
     return provenAtCall(S, Index, Ctx, P) ||
            (P && Depth > 1 &&
-            provenOnCudaByEveryCaller(S.Caller, P->getFunctionScopeIndex(),
-                                      Ctx, Depth - 1));
+            provenOnCudaByEveryCaller(S.Caller, P->getFunctionScopeIndex(), Ctx,
+                                      Depth - 1));
   });
 }
 
@@ -601,8 +601,7 @@ std::string proofFacts(ASTContext &Ctx) {
       unsigned I = P->getFunctionScopeIndex();
       const ParmVarDecl *CallerParam = nullptr;
       std::string Value =
-          provenAtCall(S, I, Ctx, CallerParam, /*AskDeviceFlow=*/false)
-              ? "cuda"
+          provenAtCall(S, I, Ctx, CallerParam, /*AskDeviceFlow=*/false) ? "cuda"
           : CallerParam
               ? device::ProgramFacts::proofOf(
                     CallerParam->getFunctionScopeIndex(), factKey(S.Caller))

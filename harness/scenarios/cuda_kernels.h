@@ -40,6 +40,34 @@ int can_access_peer(int device, int peer);
 } // namespace kernels
 } // namespace harness
 
+#ifdef HARNESS_HAS_CUDA_KERNELS
+#include "../child.h"
+
+#include <string>
+
+namespace harness {
+namespace kernels {
+// What a child that ran a kernel on memory it should not reach reported
+// (keys error, message, correct, context_ok, later_message): it crashed,
+// threw, or read `right` or `wrong` values; and whether CUDA still worked.
+inline std::string describe_kernel_child(const ChildResult &c,
+                                         const std::string &right,
+                                         const std::string &wrong) {
+  std::string s;
+  if (c.value("error").empty())
+    s = "child " + c.describe();
+  else if (c.value("error") == "1")
+    s = "threw '" + c.value("message") + "'";
+  else
+    s = c.value("correct") == "1" ? right : wrong;
+  if (c.value("context_ok") == "0")
+    s += "; later CUDA calls fail: '" + c.value("later_message") + "'";
+  return s;
+}
+} // namespace kernels
+} // namespace harness
+#endif
+
 // A scenario's function that calls these kernels, or, in a harness built
 // without them, one that reports SKIPPED: use as cuda_only(check, ctx, why,
 // HARNESS_KERNELS_ONLY(check, fn)). Expand it after "../scenario.h".

@@ -95,17 +95,8 @@ bool faulted_or_wrong(const ChildResult &c) {
 }
 
 std::string shown(const ChildResult &c) {
-  std::string s;
-  if (c.value("error").empty())
-    s = "child " + c.describe();
-  else if (c.value("error") == "1")
-    s = "threw '" + c.value("message") + "'";
-  else
-    s = c.value("correct") == "1" ? "read the written values"
-                                  : "read a before cuda:1 wrote it";
-  if (c.value("context_ok") == "0")
-    s += "; later CUDA calls fail: '" + c.value("later_message") + "'";
-  return s;
+  return kernels::describe_kernel_child(c, "read the written values",
+                                        "read a before cuda:1 wrote it");
 }
 
 Result run(const Context &ctx) {

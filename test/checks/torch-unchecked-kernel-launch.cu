@@ -96,7 +96,22 @@ void launchFunction(float *x, int64_t n, cudaStream_t s) {
   // CHECK-MESSAGES: :[[@LINE-1]]:3: warning: the launch of 'scale_kernel' is never checked
 }
 
+// What PyTorch's regex linter (check_kernel_launches.py) says it misses: a
+// ';' in a string among the arguments, and a triply nested template.
+__global__ void tagged_kernel(float *x, const char *tag) {}
+void regexBlindSpots(torch::Tensor x) {
+  const at::cuda::OptionalCUDAGuard guard(device_of(x));
+  auto stream = at::cuda::getCurrentCUDAStream();
+  tagged_kernel<<<1, 1, 0, stream>>>(x.data_ptr<float>(), "a;b>>>(c);");
+  // CHECK-MESSAGES: :[[@LINE-1]]:3: warning: the launch of 'tagged_kernel' is never checked
+  tiled_kernel<std::pair<int, std::pair<float, std::pair<int, int>>>, 4><<<1, 32, 0, stream>>>(x.data_ptr<float>(), x.numel());
+  // CHECK-MESSAGES: :[[@LINE-1]]:3: warning: the launch of 'tiled_kernel' is never checked
+}
+
 // Near misses.
+
+// A launch in a comment is none: scale_kernel<<<1, 256>>>(p, p, 1.f, n);
+/* tiled_kernel<int, 1><<<1, 1>>>(p, n); */
 
 void checkedRightAfter(torch::Tensor x) {
   const at::cuda::OptionalCUDAGuard guard(device_of(x));

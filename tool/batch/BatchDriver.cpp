@@ -751,8 +751,7 @@ void Batch::dropCPUReads() {
   S.OnCPUAcrossUnits = Before - Findings.size();
   Before = Findings.size();
   llvm::erase_if(Findings, [&](const Finding &F) {
-    return Program.provenByCallersEverywhere(F.Check, F.Pos.File,
-                                             F.Pos.Offset);
+    return Program.provenByCallersEverywhere(F.Check, F.Pos.File, F.Pos.Offset);
   });
   S.ProvenByCallersAcrossUnits = Before - Findings.size();
 }

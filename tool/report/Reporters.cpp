@@ -213,18 +213,18 @@ void writeJson(llvm::raw_ostream &OS, const std::vector<Finding> &Findings,
   json::Object Dropped;
   for (const auto &[Flag, N] : S.DroppedFlags)
     Dropped[Flag] = N;
-  json::Object Summary{{"filesAnalysed", S.Files.size()},
-                       {"files", std::move(Files)},
-                       {"failures", std::move(Failures)},
-                       {"findings", Findings.size()},
-                       {"findingsPerCheck", std::move(PerCheck)},
-                       {"cudaFiles", S.CudaUnits},
-                       {"droppedFlags", std::move(Dropped)},
-                       {"onCPUAcrossUnits", S.OnCPUAcrossUnits},
-                       {"provenByCallersAcrossUnits",
-                        S.ProvenByCallersAcrossUnits},
-                       {"suppressedByBaseline", S.SuppressedByBaseline},
-                       {"outsideDiff", S.OutsideDiff}};
+  json::Object Summary{
+      {"filesAnalysed", S.Files.size()},
+      {"files", std::move(Files)},
+      {"failures", std::move(Failures)},
+      {"findings", Findings.size()},
+      {"findingsPerCheck", std::move(PerCheck)},
+      {"cudaFiles", S.CudaUnits},
+      {"droppedFlags", std::move(Dropped)},
+      {"onCPUAcrossUnits", S.OnCPUAcrossUnits},
+      {"provenByCallersAcrossUnits", S.ProvenByCallersAcrossUnits},
+      {"suppressedByBaseline", S.SuppressedByBaseline},
+      {"outsideDiff", S.OutsideDiff}};
   if (S.Runtime)
     Summary["runtime"] = runtimeSummaryJson(*S.Runtime, Opts);
   OS << llvm::formatv(
