@@ -218,6 +218,45 @@ def percent(num, den):
     return "–" if den == 0 else "%.1f%%" % (100.0 * num / den)
 
 
+def check_table(results):
+    lines = ["| Check | Bugs labelled | Near misses labelled | Reported | "
+             "True | False | Unlabelled | Missed | Precision | Recall |",
+             "|---|---|---|---|---|---|---|---|---|---|"]
+    for check in sorted(results):
+        r = results[check]
+        tp, fp, un = len(r["tp"]), len(r["fp"]), len(r["unlabelled"])
+        bugs = len(r["labels_bug"])
+        lines.append("| %s | %d | %d | %d | %d | %d | %d | %d | %s | %s |" % (
+            check, bugs, len(r["labels_ok"]), tp + fp + un, tp, fp, un,
+            len(r["fn"]), percent(tp, tp + fp + un),
+            percent(bugs - len(r["fn"]), bugs)))
+    return lines
+
+
+def block(path, name):
+    """The text from <!-- name:begin --> to <!-- name:end --> in path."""
+    if not os.path.exists(path):
+        return ""
+    with open(path) as f:
+        m = re.search(r"<!-- %s:begin -->.*?<!-- %s:end -->" % (name, name),
+                      f.read(), re.S)
+    return m.group(0) if m else ""
+
+
+def update_block(path, name, body):
+    """Replaces the named block of path (the training page) with body."""
+    if not os.path.exists(path):
+        return
+    with open(path) as f:
+        text = f.read()
+    new = "<!-- %s:begin -->\n%s\n<!-- %s:end -->" % (name, body, name)
+    old = block(path, name)
+    text = text.replace(old, new) if old else text.rstrip("\n") + "\n\n" + \
+        new + "\n"
+    with open(path, "w") as f:
+        f.write(text)
+
+
 def write_markdown(out, repos, report, results, eval_dir, setname, trees):
     cuda = setname.startswith("cuda")
     heldout = setname == "cuda-heldout"
@@ -257,19 +296,16 @@ def write_markdown(out, repos, report, results, eval_dir, setname, trees):
         message = re.sub(r"\S*/src/[^/ ]+@[0-9a-f]+/", "",
                          message[0] if message else "")
         lines.append("- %s `%s`: %s" % (repo, path, message))
-    lines += ["",
-        "## Per check", "",
-        "| Check | Bugs labelled | Near misses labelled | Reported | True "
-        "| False | Unlabelled | Missed | Precision | Recall |",
-        "|---|---|---|---|---|---|---|---|---|---|"]
-    for check in sorted(results):
-        r = results[check]
-        tp, fp, un = len(r["tp"]), len(r["fp"]), len(r["unlabelled"])
-        bugs = len(r["labels_bug"])
-        lines.append("| %s | %d | %d | %d | %d | %d | %d | %d | %s | %s |" % (
-            check, bugs, len(r["labels_ok"]), tp + fp + un, tp, fp, un,
-            len(r["fn"]), percent(tp, tp + fp + un),
-            percent(bugs - len(r["fn"]), bugs)))
+    lines += ["", "## Per check", ""] + check_table(results)
+    if not cuda:
+        # The extension sets' tables, kept from the last --set cuda and
+        # --set cuda-heldout runs (each rewrites its own block).
+        lines += ["", "## The extension checks, on C++/CUDA extensions", ""]
+        lines += ["\n\n".join(
+            block(out, name) or
+            "<!-- %s:begin -->\nRun `scripts/evaluate.py --set %s`.\n"
+            "<!-- %s:end -->" % (name, name, name)
+            for name in ("cuda", "cuda-heldout"))]
     for title, key in (("False positives", "fp"), ("False negatives", "fn"),
                        ("Unlabelled findings", "unlabelled")):
         rows = [(check, site, why) for check in sorted(results)
@@ -281,6 +317,14 @@ def write_markdown(out, repos, report, results, eval_dir, setname, trees):
                   for check, site, why in rows]
     with open(out, "w") as f:
         f.write("\n".join(lines) + "\n")
+    if cuda:
+        page = os.path.basename(out)
+        title = ("Held out (%s), on projects the checks were not tuned on"
+                 if heldout else "Tuning set (%s)") % (
+                     "[%s](%s): %d projects, %d files" % (
+                         page, page, len(files), summary["filesAnalysed"]))
+        update_block(os.path.join(ROOT, "docs", "evaluation.md"), setname,
+                     "\n".join(["### " + title, ""] + check_table(results)))
 
 
 def main():
