@@ -30,6 +30,7 @@ void UncheckedTensorDeviceCheck::checkFunction(const FunctionDecl *Fn,
     return;
   const SourceManager &SM = Ctx.getSourceManager();
   std::vector<std::string> Needs;
+  Needs.reserve(Unproven.size());
   for (const program::HandedMemory &M : Unproven)
     Needs.push_back(device::ProgramFacts::proofOf(
         M.Tensor->getFunctionScopeIndex(), device::functionKey(Fn)));
