@@ -10,14 +10,6 @@
 namespace clang::tidy::torch {
 
 namespace {
-/// The first parameter of \p Fn that is a tensor.
-const ParmVarDecl *firstTensorParameter(const FunctionDecl *Fn) {
-  for (const ParmVarDecl *P : Fn->parameters())
-    if (libtorch::isTensorType(P->getType().getNonReferenceType()))
-      return P;
-  return nullptr;
-}
-
 /// "kernel 'k' is launched", "'cudaMemcpy' runs", "'launch' launches
 /// kernel 'k'".
 std::string describe(const program::GpuWork &W) {
@@ -34,7 +26,7 @@ std::string describe(const program::GpuWork &W) {
 
 void MissingDeviceGuardCheck::checkFunction(const FunctionDecl *Fn,
                                             ASTContext &Ctx) {
-  const ParmVarDecl *Tensor = firstTensorParameter(Fn);
+  const ParmVarDecl *Tensor = program::firstTensorParameter(Fn);
   if (!Tensor)
     return;
   std::vector<program::GpuWork> Work = program::gpuWorkOf(Fn, Ctx);

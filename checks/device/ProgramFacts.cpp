@@ -82,22 +82,22 @@ void ProgramFacts::add(llvm::StringRef Text) {
   }
 }
 
-bool ProgramFacts::onCPU(llvm::StringRef Value) const {
+bool ProgramFacts::reachedOnlyBy(
+    llvm::StringRef Value, llvm::function_ref<bool(llvm::StringRef)> IsGood,
+    llvm::function_ref<bool(llvm::StringRef)> AddsNothing) const {
   llvm::SmallVector<llvm::StringRef, 8> Work{Value};
   llvm::StringSet<> Seen;
   Seen.insert(Value);
-  bool SawCPU = false;
+  bool SawGood = false;
   while (!Work.empty()) {
     llvm::StringRef V = Work.pop_back_val();
-    if (V == "cpu") {
-      SawCPU = true;
+    if (IsGood(V)) {
+      SawGood = true;
       continue;
     }
     auto It = Inflow.find(V);
     if (It == Inflow.end()) {
-      // A parameter no unit passes anything to adds nothing; "other", or
-      // a function no unit defines, is not known to be on the CPU.
-      if (V.starts_with("param\t"))
+      if (AddsNothing(V))
         continue;
       return false;
     }
@@ -105,7 +105,15 @@ bool ProgramFacts::onCPU(llvm::StringRef Value) const {
       if (Seen.insert(In).second)
         Work.push_back(In);
   }
-  return SawCPU;
+  return SawGood;
+}
+
+bool ProgramFacts::onCPU(llvm::StringRef Value) const {
+  // A parameter no unit passes anything to adds nothing; "other", or a
+  // function no unit defines, is not known to be on the CPU.
+  return reachedOnlyBy(
+      Value, [](llvm::StringRef V) { return V == "cpu"; },
+      [](llvm::StringRef V) { return V.starts_with("param\t"); });
 }
 
 bool ProgramFacts::onCPUEverywhere(llvm::StringRef File,
@@ -117,24 +125,10 @@ bool ProgramFacts::onCPUEverywhere(llvm::StringRef File,
 }
 
 bool ProgramFacts::provenByCallers(llvm::StringRef Value) const {
-  llvm::SmallVector<llvm::StringRef, 8> Work{Value};
-  llvm::StringSet<> Seen;
-  Seen.insert(Value);
-  bool SawProof = false;
-  while (!Work.empty()) {
-    llvm::StringRef V = Work.pop_back_val();
-    if (V == "guarded" || V == "cuda") {
-      SawProof = true;
-      continue;
-    }
-    auto It = Inflow.find(V);
-    if (It == Inflow.end())
-      return false; // "unguarded", "unproven", or a function no unit calls
-    for (const std::string &In : It->second)
-      if (Seen.insert(In).second)
-        Work.push_back(In);
-  }
-  return SawProof;
+  // "unguarded", "unproven", or a function no unit calls prove nothing.
+  return reachedOnlyBy(
+      Value, [](llvm::StringRef V) { return V == "guarded" || V == "cuda"; },
+      [](llvm::StringRef) { return false; });
 }
 
 bool ProgramFacts::provenByCallersEverywhere(llvm::StringRef Check,

@@ -32,6 +32,7 @@
 #ifndef TORCH_TIDY_DEVICE_PROGRAMFACTS_H
 #define TORCH_TIDY_DEVICE_PROGRAMFACTS_H
 
+#include "llvm/ADT/STLFunctionalExtras.h"
 #include "llvm/ADT/StringMap.h"
 #include "llvm/ADT/StringRef.h"
 #include <map>
@@ -86,9 +87,17 @@ private:
   std::map<std::tuple<std::string, std::string, unsigned>,
            std::vector<std::string>>
       CallerDeferred;
-  /// True when every value that reaches \p Value is \p Proven, and one is;
-  /// a function no unit calls proves nothing.
+  /// True when every value that reaches \p Value is "guarded" or "cuda",
+  /// and one does; a function no unit calls proves nothing.
   bool provenByCallers(llvm::StringRef Value) const;
+  /// The search both questions share: every value that flows into \p Value,
+  /// followed back, ends at one that IsGood, and one does; a value with no
+  /// inflow stops the search with false unless AddsNothing says it adds
+  /// nothing. A cycle adds nothing.
+  bool
+  reachedOnlyBy(llvm::StringRef Value,
+                llvm::function_ref<bool(llvm::StringRef)> IsGood,
+                llvm::function_ref<bool(llvm::StringRef)> AddsNothing) const;
 };
 
 } // namespace clang::tidy::torch::device

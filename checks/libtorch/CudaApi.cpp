@@ -322,16 +322,19 @@ bool isLaunchErrorRead(const CallExpr *Call) {
   return Name == "cudaGetLastError" || Name == "cudaPeekAtLastError";
 }
 
-bool isTensorMemoryAccess(const CXXMemberCallExpr *Call) {
-  const CXXMethodDecl *MD = Call->getMethodDecl();
-  if (!MD || !MD->getIdentifier() || !isTensorRecord(MD->getParent()))
-    return false;
-  return llvm::StringSwitch<bool>(MD->getName())
+bool isTensorMemoryAccessName(llvm::StringRef Name) {
+  return llvm::StringSwitch<bool>(Name)
       .Cases({"data_ptr", "data", "const_data_ptr", "mutable_data_ptr"}, true)
       .Cases({"packed_accessor32", "packed_accessor64", "packed_accessor",
               "generic_packed_accessor"},
              true)
       .Default(false);
+}
+
+bool isTensorMemoryAccess(const CXXMemberCallExpr *Call) {
+  const CXXMethodDecl *MD = Call->getMethodDecl();
+  return MD && MD->getIdentifier() && isTensorRecord(MD->getParent()) &&
+         isTensorMemoryAccessName(MD->getName());
 }
 
 bool isCudaDeviceTest(const CXXMemberCallExpr *Call) {

@@ -78,6 +78,8 @@ bool isLaunchErrorRead(const CallExpr *Call);
 /// const_data_ptr, mutable_data_ptr, packed_accessor32/64,
 /// generic_packed_accessor.
 bool isTensorMemoryAccess(const CXXMemberCallExpr *Call);
+/// The names of those methods, for a call a template leaves unresolved.
+bool isTensorMemoryAccessName(llvm::StringRef Name);
 
 /// True for `is_cuda()` on a tensor, a Device, a TensorOptions or a
 /// DeprecatedTypeProperties (`t.type().is_cuda()`).

@@ -83,17 +83,11 @@ template <typename F> bool anyNode(const Stmt *S, F Visit) {
   return false;
 }
 
-bool hasTensorParameter(const FunctionDecl *FD) {
-  return llvm::any_of(FD->parameters(), [](const ParmVarDecl *P) {
-    return libtorch::isTensorType(P->getType().getNonReferenceType());
-  });
-}
-
 bool isDeviceLambda(const LambdaExpr *L) {
   return ast::isDeviceFunction(L->getCallOperator());
 }
 
-/// The first piece of GPU work \p FD starts: the memo of launcherWork().
+/// The first piece of GPU work of each launcher: the memo of firstWork().
 struct UnitCache {
   ASTContext *Ctx = nullptr;
   llvm::DenseMap<const FunctionDecl *, const Expr *> FirstWork;
@@ -118,7 +112,7 @@ void collectWork(const Stmt *S, ASTContext &Ctx, unsigned Depth,
                Call && Depth > 0 && !isa<CXXOperatorCallExpr>(Call)) {
       const FunctionDecl *Callee = Call->getDirectCallee();
       const FunctionDecl *Def = Callee ? Callee->getDefinition() : nullptr;
-      if (Def && !hasTensorParameter(Def))
+      if (Def && !firstTensorParameter(Def))
         if (const Expr *W = firstWork(Def, Ctx, Depth - 1))
           Out.push_back({Call, W, Def});
     }
@@ -288,15 +282,11 @@ bool testsOnCuda(const Stmt *S, const ParmVarDecl *Tensor,
   });
 }
 
-/// True for the names of the tensor methods that hand out memory, for a
-/// call a template leaves unresolved.
+/// True for the name of a tensor method that hands out memory, in a call a
+/// template leaves unresolved.
 bool isMemoryAccessName(DeclarationName Name) {
-  if (!Name.isIdentifier())
-    return false;
-  llvm::StringRef N = Name.getAsIdentifierInfo()->getName();
-  return N == "data_ptr" || N == "data" || N == "const_data_ptr" ||
-         N == "mutable_data_ptr" || N.starts_with("packed_accessor") ||
-         N == "generic_packed_accessor";
+  return Name.isIdentifier() && libtorch::isTensorMemoryAccessName(
+                                    Name.getAsIdentifierInfo()->getName());
 }
 
 /// The tensor expression whose memory \p S hands out directly, or null.
@@ -410,6 +400,13 @@ bool everyCallCovered(const FunctionDecl *Fn, ASTContext &Ctx, F Covers,
 }
 
 } // namespace
+
+const ParmVarDecl *firstTensorParameter(const FunctionDecl *Fn) {
+  for (const ParmVarDecl *P : Fn->parameters())
+    if (libtorch::isTensorType(P->getType().getNonReferenceType()))
+      return P;
+  return nullptr;
+}
 
 std::vector<GpuWork> gpuWorkOf(const FunctionDecl *Fn, ASTContext &Ctx) {
   std::vector<GpuWork> Out;
@@ -583,7 +580,7 @@ static std::string factKey(const FunctionDecl *FD) {
 std::string guardFacts(ASTContext &Ctx) {
   std::string Lines;
   for (const auto &[Callee, S] : device::callSitesInUnit(Ctx))
-    if (hasTensorParameter(Callee))
+    if (firstTensorParameter(Callee))
       Lines += device::ProgramFacts::guardFact(
           factKey(Callee),
           guardedAt(S.Caller, S.Call)

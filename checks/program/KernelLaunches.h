@@ -36,6 +36,11 @@ struct GpuWork {
   const FunctionDecl *Launcher;
 };
 
+/// The first parameter of \p Fn that is a tensor (by value or reference), or
+/// null: the functions that take tensors are the ones that must guard and
+/// check them, and launchers are the others.
+const ParmVarDecl *firstTensorParameter(const FunctionDecl *Fn);
+
 /// The GPU work \p Fn starts, in source order; launchers are followed
 /// three calls deep.
 std::vector<GpuWork> gpuWorkOf(const FunctionDecl *Fn, ASTContext &Ctx);
