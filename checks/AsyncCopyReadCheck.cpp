@@ -4,6 +4,7 @@
 #include "device/DeviceDiagnostics.h"
 #include "device/DeviceFlow.h"
 #include "libtorch/HostSync.h"
+#include "libtorch/ProgramCode.h"
 #include "libtorch/TorchTypes.h"
 #include "program/HostEvents.h"
 #include "clang/AST/ASTContext.h"
@@ -23,7 +24,7 @@ void AsyncCopyReadCheck::registerMatchers(MatchFinder *Finder) {
                                                      libtorch::tensorMethod())),
                                 hasAnyArgument(unless(cxxDefaultArgExpr())));
   Finder->addMatcher(functionDecl(isDefinition(),
-                                  unless(isExpansionInSystemHeader()),
+                                  unless(libtorch::isLibraryCode()),
                                   unless(ast::lambdaInFunction()),
                                   hasBody(hasDescendant(Copy)))
                          .bind("fn"),

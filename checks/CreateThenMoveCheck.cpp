@@ -4,10 +4,12 @@
 #include "device/DeviceDiagnostics.h"
 #include "device/DeviceFlow.h"
 #include "libtorch/DeviceRules.h"
+#include "libtorch/ProgramCode.h"
 #include "libtorch/TorchTypes.h"
 #include "clang/AST/ASTContext.h"
 #include "clang/ASTMatchers/ASTMatchFinder.h"
 #include "clang/Lex/Lexer.h"
+#include <functional>
 
 using namespace clang::ast_matchers;
 
@@ -18,13 +20,13 @@ using device::DeviceValue;
 using libtorch::FactoryKind;
 
 void CreateThenMoveCheck::registerMatchers(MatchFinder *Finder) {
-  // A conversion whose receiver is a call; check() asks whether the call is
-  // a factory that allocates on the CPU.
-  auto Move = cxxMemberCallExpr(
-      callee(cxxMethodDecl(hasAnyName("to", "cuda"), libtorch::tensorMethod())),
-      on(ignoringImplicit(callExpr(unless(cxxMemberCallExpr())))));
+  // A conversion; check() asks whether its receiver is a factory that
+  // allocates on the CPU, through views and dtype conversions, or a
+  // variable such a factory set in the statement before.
+  auto Move = cxxMemberCallExpr(callee(
+      cxxMethodDecl(hasAnyName("to", "cuda"), libtorch::tensorMethod())));
   Finder->addMatcher(functionDecl(isDefinition(),
-                                  unless(isExpansionInSystemHeader()),
+                                  unless(libtorch::isLibraryCode()),
                                   unless(ast::lambdaInFunction()),
                                   hasBody(forEachDescendant(Move.bind("move"))))
                          .bind("fn"),
@@ -82,6 +84,137 @@ static std::string deviceText(const CXXMemberCallExpr *Move,
                    : "";
 }
 
+/// True for a tensor method that keeps the data where it is: a view, or a
+/// conversion of the dtype only (`.to(torch::kLong)`, `.float()`).
+static bool keepsDevice(const CXXMemberCallExpr *MC) {
+  const CXXMethodDecl *MD = MC->getMethodDecl();
+  if (!MD || !MD->getIdentifier() || !libtorch::isTensorRecord(MD->getParent()))
+    return false;
+  StringRef Name = MD->getName();
+  if (Name == "to" || Name == "toType")
+    return MC->getNumArgs() > 0 && MC->getArg(0)->getType()->getAsEnumDecl() &&
+           libtorch::carrierOf(MC->getArg(0)->getType()) ==
+               libtorch::Carrier::None;
+  return llvm::is_contained(
+      {"unsqueeze", "squeeze", "view",       "reshape", "expand",    "t",
+       "transpose", "permute", "contiguous", "flatten", "unflatten", "narrow",
+       "select",    "slice",   "repeat",     "float",   "double",    "half",
+       "long",      "int",     "bool"},
+      Name);
+}
+
+/// The factory call \p E is, through views and dtype conversions
+/// (`torch::eye(4).unsqueeze(0)`, `torch::arange(n).to(torch::kLong)`).
+static const CallExpr *factoryUnder(const Expr *E) {
+  E = ast::stripImplicit(E);
+  while (const auto *MC = dyn_cast<CXXMemberCallExpr>(E)) {
+    if (!keepsDevice(MC))
+      return nullptr;
+    E = ast::stripImplicit(MC->getImplicitObjectArgument());
+  }
+  const auto *Call = dyn_cast<CallExpr>(E);
+  return Call && !isa<CXXMemberCallExpr, CXXOperatorCallExpr>(Call) ? Call
+                                                                    : nullptr;
+}
+
+/// The factory that set the variable \p Move converts, in the statement
+/// right before the conversion's: `x = torch::zeros(..);` (or its
+/// declaration) then `x = x.cuda();`, alone or under an `if`.
+static const CallExpr *factoryBefore(const CXXMemberCallExpr *Move,
+                                     const Stmt *Body) {
+  const auto *Ref = dyn_cast<DeclRefExpr>(
+      ast::stripImplicit(Move->getImplicitObjectArgument()));
+  const auto *V = Ref ? dyn_cast<VarDecl>(Ref->getDecl()) : nullptr;
+  if (!V || !V->hasLocalStorage())
+    return nullptr;
+  // `V = <Move>`, or the factory call assigned to V, in \p S.
+  auto AssignedTo = [&](const Stmt *S) -> const Expr * {
+    const auto *OC = dyn_cast_or_null<CXXOperatorCallExpr>(
+        S ? ast::stripImplicit(dyn_cast<Expr>(S)) : nullptr);
+    if (!OC || OC->getOperator() != OO_Equal || OC->getNumArgs() != 2)
+      return nullptr;
+    const auto *L = dyn_cast<DeclRefExpr>(ast::stripImplicit(OC->getArg(0)));
+    return L && L->getDecl() == V ? ast::stripImplicit(OC->getArg(1)) : nullptr;
+  };
+  auto IsTheMove = [&](const Stmt *S) {
+    if (const auto *If = dyn_cast_or_null<IfStmt>(S); If && !If->getElse()) {
+      S = If->getThen();
+      if (const auto *CS = dyn_cast<CompoundStmt>(S); CS && CS->size() == 1)
+        S = CS->body_front();
+    }
+    return AssignedTo(S) == Move;
+  };
+  auto FactoryOf = [&](const Stmt *S) -> const CallExpr * {
+    if (const auto *DS = dyn_cast_or_null<DeclStmt>(S))
+      return DS->isSingleDecl() && DS->getSingleDecl() == V && V->getInit()
+                 ? factoryUnder(ast::stripCopiesAndConversions(V->getInit()))
+                 : nullptr;
+    const Expr *Value = AssignedTo(S);
+    return Value ? factoryUnder(ast::stripCopiesAndConversions(Value))
+                 : nullptr;
+  };
+  const CallExpr *Found = nullptr;
+  std::function<void(const Stmt *)> Search = [&](const Stmt *S) {
+    if (!S || Found || isa<LambdaExpr>(S))
+      return;
+    if (const auto *CS = dyn_cast<CompoundStmt>(S))
+      for (auto It = CS->body_begin(); It != CS->body_end(); ++It)
+        if (It != CS->body_begin() && IsTheMove(*It)) {
+          Found = FactoryOf(*std::prev(It));
+          return;
+        }
+    for (const Stmt *Child : S->children())
+      Search(Child);
+  };
+  Search(Body);
+  return Found;
+}
+
+/// True if \p Move's device comes from elsewhere, so that its value may be
+/// unknown here: another tensor's (`.to(x.device())`) or a namespace-scope
+/// device (`inline torch::Device device = ...`). Creating the tensor there is
+/// never worse, even when that device is the CPU.
+static bool targetFromElsewhere(const CXXMemberCallExpr *Move) {
+  const Expr *A = soleDeviceArgument(Move);
+  if (!A)
+    return false;
+  A = ast::stripCopiesAndConversions(A);
+  if (const auto *MC = dyn_cast<CXXMemberCallExpr>(A)) {
+    const CXXMethodDecl *MD = MC->getMethodDecl();
+    return MD && MD->getIdentifier() && MD->getName() == "device" &&
+           libtorch::isTensorRecord(MD->getParent());
+  }
+  if (const auto *Ref = dyn_cast<DeclRefExpr>(A))
+    if (const auto *VD = dyn_cast<VarDecl>(Ref->getDecl()))
+      return VD->getDeclContext()->getRedeclContext()->isFileContext();
+  return false;
+}
+
+/// The argument of `.to(options)` when the options are another tensor's
+/// (`x.options()`, or a local set to them): they carry its device and
+/// dtype, and may be passed to the factory instead. Else null.
+static const Expr *tensorOptionsArgument(const CXXMemberCallExpr *Move) {
+  if (Move->getMethodDecl()->getName() != "to" || Move->getNumArgs() == 0 ||
+      libtorch::carrierOf(Move->getArg(0)->getType()) !=
+          libtorch::Carrier::Options)
+    return nullptr;
+  for (unsigned I = 1; I < Move->getNumArgs(); ++I)
+    if (!isa<CXXDefaultArgExpr>(Move->getArg(I)))
+      return nullptr;
+  const Expr *A = ast::stripCopiesAndConversions(Move->getArg(0));
+  const Expr *Value = A;
+  if (const auto *Ref = dyn_cast<DeclRefExpr>(A))
+    if (const auto *VD = dyn_cast<VarDecl>(Ref->getDecl());
+        VD && VD->hasLocalStorage() && !isa<ParmVarDecl>(VD) && VD->getInit())
+      Value = ast::stripCopiesAndConversions(VD->getInit());
+  const auto *MC = dyn_cast<CXXMemberCallExpr>(Value);
+  const CXXMethodDecl *MD = MC ? MC->getMethodDecl() : nullptr;
+  return MD && MD->getIdentifier() && MD->getName() == "options" &&
+                 libtorch::isTensorRecord(MD->getParent())
+             ? Move->getArg(0)
+             : nullptr;
+}
+
 /// The index of \p FD's TensorOptions parameter, or -1.
 static int optionsParameter(const FunctionDecl *FD) {
   for (unsigned I = 0; I < FD->getNumParams(); ++I)
@@ -94,9 +227,11 @@ static int optionsParameter(const FunctionDecl *FD) {
 /// The edits that create the tensor on \p DeviceText: the device goes into
 /// the factory's options, the conversion goes. Empty if the call's shape
 /// allows no safe edit.
-static std::vector<FixItHint>
-fixes(const CallExpr *Factory, const CXXMemberCallExpr *Move,
-      StringRef DeviceText, const SourceManager &SM, const LangOptions &LO) {
+static std::vector<FixItHint> fixes(const CallExpr *Factory,
+                                    const CXXMemberCallExpr *Move,
+                                    StringRef DeviceText, StringRef OptionsText,
+                                    const SourceManager &SM,
+                                    const LangOptions &LO) {
   const auto *Member = dyn_cast<MemberExpr>(Move->getCallee());
   int Index = optionsParameter(Factory->getDirectCallee());
   if (!Member || Index < 0 ||
@@ -109,9 +244,13 @@ fixes(const CallExpr *Factory, const CXXMemberCallExpr *Move,
     for (int I = 0; I < Index; ++I)
       if (isa<CXXDefaultArgExpr>(Factory->getArg(I)))
         return {};
-    std::string Text = (Index > 0 ? ", torch::device(" : "torch::device(") +
-                       DeviceText.str() + ")";
+    std::string Text =
+        (Index > 0 ? ", " : "") +
+        (OptionsText.empty() ? "torch::device(" + DeviceText.str() + ")"
+                             : OptionsText.str());
     Edits.push_back(FixItHint::CreateInsertion(Factory->getRParenLoc(), Text));
+  } else if (!OptionsText.empty()) {
+    return {}; // the factory's own options would have to be merged
   } else {
     const Expr *Written = ast::stripCopiesAndConversions(Options);
     StringRef Text = ast::sourceText(Written, SM, LO);
@@ -136,8 +275,12 @@ fixes(const CallExpr *Factory, const CXXMemberCallExpr *Move,
 void CreateThenMoveCheck::check(const MatchFinder::MatchResult &Result) {
   const auto *Move = Result.Nodes.getNodeAs<CXXMemberCallExpr>("move");
   const auto *Fn = Result.Nodes.getNodeAs<FunctionDecl>("fn");
-  const auto *Factory =
-      dyn_cast<CallExpr>(ast::stripImplicit(Move->getImplicitObjectArgument()));
+  if (keepsDevice(Move))
+    return;
+  const CallExpr *Factory = factoryUnder(Move->getImplicitObjectArgument());
+  const bool InStatementBefore = !Factory;
+  if (!Factory)
+    Factory = factoryBefore(Move, Fn->getBody());
   const FunctionDecl *FactoryFn =
       Factory ? Factory->getDirectCallee() : nullptr;
   if (!FactoryFn || !FactoryFn->getIdentifier() ||
@@ -150,7 +293,10 @@ void CreateThenMoveCheck::check(const MatchFinder::MatchResult &Result) {
   device::DeviceFact Created = Flow->factOf(Factory);
   DeviceValue Target = Flow->conversionTarget(Move);
   if (!Created.Device.isCPU() || Created.From.Kind != device::Origin::Factory ||
-      !Target.isDeviceSide())
+      Target.isCPU())
+    return;
+  const Expr *OtherOptions = tensorOptionsArgument(Move);
+  if (!Target.isDeviceSide() && !targetFromElsewhere(Move) && !OtherOptions)
     return;
 
   const SourceManager &SM = *Result.SourceManager;
@@ -160,18 +306,34 @@ void CreateThenMoveCheck::check(const MatchFinder::MatchResult &Result) {
     return;
   const StringRef Method = Move->getMethodDecl()->getName();
   const std::string DeviceText = deviceText(Move, SM, LO);
+  const std::string OptionsText =
+      OtherOptions ? ast::sourceText(
+                         ast::stripCopiesAndConversions(OtherOptions), SM, LO)
+                         .str()
+                   : "";
   const std::string FactoryName = FactoryFn->getQualifiedNameAsString();
   const bool InMacro =
       Move->getBeginLoc().isMacroID() || Move->getEndLoc().isMacroID();
   const NoFix Why = whyNoFix(InMacro, Fn);
   std::vector<FixItHint> Edits;
-  if (Why == NoFix::Fixable && !DeviceText.empty())
-    Edits = fixes(Factory, Move, DeviceText, SM, LO);
-  std::string Instead =
-      DeviceText.empty() ? "the device" : "torch::device(" + DeviceText + ")";
+  if (Why == NoFix::Fixable && !(DeviceText.empty() && OptionsText.empty()) &&
+      !InStatementBefore)
+    Edits = fixes(Factory, Move, DeviceText, OptionsText, SM, LO);
+  std::string Instead = !OptionsText.empty() ? "'" + OptionsText + "'"
+                        : DeviceText.empty()
+                            ? "the device"
+                            : "torch::device(" + DeviceText + ")";
+  std::string To = Target.isDeviceSide() ? Target.name()
+                   : !OptionsText.empty()
+                       ? "the device of '" + OptionsText + "'"
+                   : !DeviceText.empty() ? "'" + DeviceText + "'"
+                                         : Target.name();
   diag(Loc, "'%0' allocates and fills this tensor on the CPU, then '%1' "
             "copies it to %2; pass %3 to the factory to create it there")
-      << FactoryName << Method << Target.name() << Instead << Edits;
+      << FactoryName << Method << To << Instead << Edits;
+  if (InStatementBefore)
+    diag(SM.getFileLoc(Factory->getExprLoc()), "the tensor is created here",
+         DiagnosticIDs::Note);
   if (isRandom(FactoryFn->getName()))
     diag(Loc,
          "created on the device, the values come from its random generator, "

@@ -3,6 +3,7 @@
 #include "ast/ASTHelpers.h"
 #include "device/DeviceDiagnostics.h"
 #include "libtorch/DeviceRules.h"
+#include "libtorch/ProgramCode.h"
 #include "libtorch/TorchModules.h"
 #include "libtorch/TorchTypes.h"
 #include "clang/AST/ASTContext.h"
@@ -27,7 +28,7 @@ void DeviceMismatchCheck::onStartOfTranslationUnit() {
 void DeviceMismatchCheck::registerMatchers(MatchFinder *Finder) {
   // Function bodies top-down; check() collects the ops and asks DeviceFlow.
   Finder->addMatcher(
-      functionDecl(isDefinition(), unless(isExpansionInSystemHeader()))
+      functionDecl(isDefinition(), unless(libtorch::isLibraryCode()))
           .bind("fn"),
       this);
 }

@@ -3,6 +3,7 @@
 #include "ast/ASTHelpers.h"
 #include "device/DeviceDiagnostics.h"
 #include "device/DeviceFlow.h"
+#include "libtorch/ProgramCode.h"
 #include "libtorch/TorchTypes.h"
 #include "clang/AST/ASTContext.h"
 #include "clang/ASTMatchers/ASTMatchFinder.h"
@@ -17,7 +18,7 @@ using device::DeviceFlow;
 
 void HostAccessDeviceTensorCheck::registerMatchers(MatchFinder *Finder) {
   Finder->addMatcher(
-      functionDecl(isDefinition(), unless(isExpansionInSystemHeader()))
+      functionDecl(isDefinition(), unless(libtorch::isLibraryCode()))
           .bind("fn"),
       this);
 }

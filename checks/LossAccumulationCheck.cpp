@@ -265,7 +265,10 @@ static bool needsParens(const Expr *E) {
 /// iterates a data loader, or one that calls forward(), unless \p D is made
 /// afresh by an enclosing hot loop or \p Fn is a module's forward(): there
 /// a forward() loop runs over layers, levels or tasks within one step
-/// (`Tensor loss = zeros({});` in the step, then `loss += w * task`).
+/// (`Tensor loss = zeros({});` in the step, then `loss += w * task`). A loop
+/// whose only forward() calls are a loss's composes one step's loss (over
+/// the output scales of one call, `lobj += bce(p[i], t[i])`): a local it
+/// adds to is made and returned in that call.
 /// Storage that outlives the function (a member, a global, a reference)
 /// may live across the calls of a step, and counts.
 static bool livesAcrossSteps(const ValueDecl *D,
@@ -285,7 +288,7 @@ static bool livesAcrossSteps(const ValueDecl *D,
       continue; // L's iterations each start D afresh
     program::HotMarker M = program::findHotMarker(L);
     if (M && (M.Kind != program::HotMarkerKind::Forward ||
-              (!MadeInStep && !InForward)))
+              (!MadeInStep && !InForward && !M.Loss)))
       return true;
   }
   return false;

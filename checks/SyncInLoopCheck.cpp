@@ -154,9 +154,9 @@ struct SyncInLoopCheck::Walk {
   const FunctionDecl *Fn;
   /// Calls whose value is thrown away (`x.to(torch::kCPU);`).
   llvm::SmallPtrSet<const Expr *, 8> Discarded;
-  /// Statements right before or after a clock read: a synchronize there
-  /// makes the timing right and is not a stall.
-  llvm::SmallPtrSet<const Expr *, 4> NextToClock;
+  /// Waits right before or after a clock read (program::collectTimingWaits):
+  /// they make the timing right and are not stalls.
+  llvm::SmallPtrSet<const Expr *, 4> TimingWaits;
 
   void statementPosition(const Stmt *S) {
     const auto *E = dyn_cast_or_null<Expr>(S);
@@ -282,13 +282,7 @@ struct SyncInLoopCheck::Walk {
     if (const auto *CS = dyn_cast<CompoundStmt>(S)) {
       for (const Stmt *Child : CS->body())
         statementPosition(Child);
-      auto Body = CS->body();
-      for (auto It = Body.begin(); It != Body.end(); ++It)
-        if (const auto *E = dyn_cast<Expr>(*It);
-            E && ((It != Body.begin() && program::readsClock(*std::prev(It))) ||
-                  (std::next(It) != Body.end() &&
-                   program::readsClock(*std::next(It)))))
-          NextToClock.insert(ast::stripImplicit(E));
+      program::collectTimingWaits(CS, Ctx, TimingWaits);
     } else if (const auto *SC = dyn_cast<SwitchCase>(S)) {
       statementPosition(SC->getSubStmt());
     } else if (const auto *L = dyn_cast<LabelStmt>(S)) {
@@ -296,8 +290,7 @@ struct SyncInLoopCheck::Walk {
     } else if (const auto *E = dyn_cast<Expr>(S)) {
       auto [Subject, Op] =
           Check.classify(E, !Discarded.contains(ast::stripImplicit(E)), Ctx);
-      bool TimingWait = Op && Op->Wait == SyncWait::AllWork &&
-                        NextToClock.contains(ast::stripImplicit(E));
+      bool TimingWait = TimingWaits.contains(ast::stripImplicit(E));
       device::DeviceValue Read = readDevice(E, Op, Fn, Ctx);
       bool ReadsCPU = Read.isCPU() || device::inheritsCPU(Read, Ctx);
       if (!Subject.empty() && !ReadsCPU && !TimingWait) {

@@ -7,6 +7,7 @@
 #include "device/DeviceFlow.h"
 #include "device/ProgramFacts.h"
 #include "libtorch/CudaApi.h"
+#include "libtorch/ProgramCode.h"
 #include "libtorch/TorchTypes.h"
 #include "program/GpuUse.h"
 #include "program/HotLoops.h"
@@ -92,7 +93,7 @@ void DeviceFlowCheck::onEndOfTranslationUnit() {
 void KernelCheck::registerMatchers(ast_matchers::MatchFinder *Finder) {
   using namespace ast_matchers;
   Finder->addMatcher(functionDecl(isDefinition(),
-                                  unless(isExpansionInSystemHeader()),
+                                  unless(libtorch::isLibraryCode()),
                                   unless(ast::lambdaInFunction()))
                          .bind("fn"),
                      this);

@@ -2,6 +2,7 @@
 #include "UnregisteredMemberCheck.h"
 #include "ast/ASTHelpers.h"
 #include "libtorch/DeviceRules.h"
+#include "libtorch/ProgramCode.h"
 #include "libtorch/TorchModules.h"
 #include "libtorch/TorchTypes.h"
 #include "clang/AST/DeclTemplate.h"
@@ -185,7 +186,8 @@ void UnregisteredMemberCheck::checkClass(
     const CXXRecordDecl *RD, const MatchFinder::MatchResult &Result) {
   const SourceManager &SM = *Result.SourceManager;
   const LangOptions &LO = Result.Context->getLangOpts();
-  if (ast::isTemplateCode(RD) || SM.isInSystemHeader(RD->getLocation()))
+  if (ast::isTemplateCode(RD) ||
+      libtorch::isLibraryLocation(SM, RD->getLocation()))
     return;
   const libtorch::ModuleRegistrations &Regs = Modules->registrations(RD, SM);
   if (!Regs.Complete)

@@ -5,6 +5,7 @@
 #include "device/DeviceFlow.h"
 #include "libtorch/DeviceRules.h"
 #include "libtorch/HostSync.h"
+#include "libtorch/ProgramCode.h"
 #include "libtorch/TorchTypes.h"
 #include "program/HostEvents.h"
 #include "clang/AST/ASTContext.h"
@@ -22,7 +23,7 @@ void UnsynchronizedTimingCheck::registerMatchers(MatchFinder *Finder) {
   auto ClockRead =
       callExpr(callee(functionDecl(hasAnyName(program::clockFunctions()))));
   Finder->addMatcher(functionDecl(isDefinition(),
-                                  unless(isExpansionInSystemHeader()),
+                                  unless(libtorch::isLibraryCode()),
                                   unless(ast::lambdaInFunction()),
                                   hasBody(hasDescendant(ClockRead)))
                          .bind("fn"),

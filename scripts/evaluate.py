@@ -89,11 +89,22 @@ def checkout(repo, commit, mirror, work):
     sources = [p for p in listing.stdout.splitlines()
                if os.path.splitext(p)[1] in SOURCE_SUFFIXES]
     archive = subprocess.run(["git", "--git-dir", git_dir, "archive", commit,
-                              "--"] + sources, stdout=subprocess.PIPE)
-    if listing.returncode != 0 or archive.returncode != 0:
+                              "--"] + sources, stdout=subprocess.PIPE,
+                             stderr=subprocess.DEVNULL)
+    if listing.returncode != 0:
         fail("%s has no commit %s" % (repo, commit))
-    subprocess.run(["tar", "-x", "-C", tree + ".tmp"], input=archive.stdout,
-                   check=True)
+    if archive.returncode == 0:
+        subprocess.run(["tar", "-x", "-C", tree + ".tmp"],
+                       input=archive.stdout, check=True)
+    else:  # git archive can stop at a missing blob it was not asked for
+        for path in sources:
+            blob = subprocess.run(["git", "--git-dir", git_dir, "show",
+                                   "%s:%s" % (commit, path)],
+                                  stdout=subprocess.PIPE, check=True).stdout
+            os.makedirs(os.path.join(tree + ".tmp", os.path.dirname(path)),
+                        exist_ok=True)
+            with open(os.path.join(tree + ".tmp", path), "wb") as f:
+                f.write(blob)
     os.rename(tree + ".tmp", tree)
     return tree
 
@@ -259,7 +270,7 @@ def update_block(path, name, body):
 
 def write_markdown(out, repos, report, results, eval_dir, setname, trees):
     cuda = setname.startswith("cuda")
-    heldout = setname == "cuda-heldout"
+    heldout = setname.endswith("-heldout")
     labels = os.path.relpath(os.path.join(eval_dir, "labels.tsv"), ROOT)
     lines = ["# Evaluation on real " + (
                  "C++/CUDA extensions" if cuda else "LibTorch projects"), "",
@@ -267,10 +278,12 @@ def write_markdown(out, repos, report, results, eval_dir, setname, trees):
              "`%s`; do not edit by hand. Precision counts "
              "unlabelled findings as false until they are read and labelled; "
              "recall is over the labelled bugs." % (
-                 " --set " + setname if cuda else "", labels), ""]
-    lines += (["Held out: the checks were not changed after these projects "
-               "were labelled; the set they were tuned on is scored in "
-               "[evaluation-cuda.md](evaluation-cuda.md)."] if heldout else
+                 " --set " + setname if setname != "training" else "",
+                 labels), ""]
+    lines += (["Held out: labelled by a reader who had not seen the checks' "
+               "output; the set they were tuned on is scored in "
+               "[%s](%s)." % ((SETS["cuda" if cuda else "training"][2],) * 2)]
+              if heldout else
               ["The training and inference programs are scored in "
                "[evaluation.md](evaluation.md); a held-out set of extension "
                "projects in [evaluation-cuda-heldout.md]"
@@ -297,15 +310,18 @@ def write_markdown(out, repos, report, results, eval_dir, setname, trees):
                          message[0] if message else "")
         lines.append("- %s `%s`: %s" % (repo, path, message))
     lines += ["", "## Per check", ""] + check_table(results)
-    if not cuda:
-        # The extension sets' tables, kept from the last --set cuda and
-        # --set cuda-heldout runs (each rewrites its own block).
+    if setname == "training":
+        # The other sets' tables, kept from their last runs (each rewrites
+        # its own block).
+        def kept(names):
+            return ["\n\n".join(
+                block(out, name) or
+                "<!-- %s:begin -->\nRun `scripts/evaluate.py --set %s`.\n"
+                "<!-- %s:end -->" % (name, name, name) for name in names)]
+        lines += ["", "## Held out: programs the checks were not tuned on",
+                  ""] + kept(["training-heldout"])
         lines += ["", "## The extension checks, on C++/CUDA extensions", ""]
-        lines += ["\n\n".join(
-            block(out, name) or
-            "<!-- %s:begin -->\nRun `scripts/evaluate.py --set %s`.\n"
-            "<!-- %s:end -->" % (name, name, name)
-            for name in ("cuda", "cuda-heldout"))]
+        lines += kept(["cuda", "cuda-heldout"])
     for title, key in (("False positives", "fp"), ("False negatives", "fn"),
                        ("Unlabelled findings", "unlabelled")):
         rows = [(check, site, why) for check in sorted(results)
@@ -317,7 +333,7 @@ def write_markdown(out, repos, report, results, eval_dir, setname, trees):
                   for check, site, why in rows]
     with open(out, "w") as f:
         f.write("\n".join(lines) + "\n")
-    if cuda:
+    if setname != "training":
         page = os.path.basename(out)
         title = ("Held out (%s), on projects the checks were not tuned on"
                  if heldout else "Tuning set (%s)") % (
@@ -327,9 +343,22 @@ def write_markdown(out, repos, report, results, eval_dir, setname, trees):
                      "\n".join(["### " + title, ""] + check_table(results)))
 
 
+# --set NAME: (labels folder under bench/eval, work folder under build,
+# page under docs). The sets other than "training" also keep their table in
+# a block of docs/evaluation.md.
+SETS = collections.OrderedDict([
+    ("training", ("", "eval", "evaluation.md")),
+    ("training-heldout", ("training-heldout", "eval-heldout",
+                          "evaluation-heldout.md")),
+    ("cuda", ("cuda-extensions", "eval-cuda", "evaluation-cuda.md")),
+    ("cuda-heldout", ("cuda-extensions-heldout", "eval-cuda-heldout",
+                      "evaluation-cuda-heldout.md")),
+])
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--set", choices=("training", "cuda", "cuda-heldout"),
+    parser.add_argument("--set", choices=tuple(SETS),
                         default="training",
                         help="which evaluation set: LibTorch programs, or "
                         "C++/CUDA extensions")
@@ -345,15 +374,10 @@ def main():
                         "labelling) instead of running torch-tidy")
     args = parser.parse_args()
     cuda = args.set.startswith("cuda")
-    heldout = args.set == "cuda-heldout"
-    suffix = "-heldout" if heldout else ""
-    eval_dir = os.path.join(ROOT, "bench/eval",
-                            "cuda-extensions" + suffix if cuda else "")
-    args.work = args.work or os.path.join(
-        ROOT, "build/eval-cuda" + suffix if cuda else "build/eval")
-    args.out = args.out or os.path.join(
-        ROOT, "docs/evaluation-cuda%s.md" % suffix if cuda
-        else "docs/evaluation.md")
+    labels_dir, work, page = SETS[args.set]
+    eval_dir = os.path.join(ROOT, "bench/eval", labels_dir)
+    args.work = args.work or os.path.join(ROOT, "build", work)
+    args.out = args.out or os.path.join(ROOT, "docs", page)
     repos = read_tsv(os.path.join(eval_dir, "repos.tsv"))
     labels = read_tsv(os.path.join(eval_dir, "labels.tsv"))
     if not os.access(args.torch_tidy, os.X_OK):

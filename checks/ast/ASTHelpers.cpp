@@ -2,7 +2,6 @@
 #include "ast/ASTHelpers.h"
 #include "clang/AST/Decl.h"
 #include "clang/AST/DeclTemplate.h"
-#include "clang/AST/RecursiveASTVisitor.h"
 #include "clang/AST/StmtCXX.h"
 #include "clang/Lex/Lexer.h"
 
@@ -178,37 +177,6 @@ bool isArithmeticCompoundAssignment(OverloadedOperatorKind K) {
   default:
     return false;
   }
-}
-
-namespace {
-class UserFunctions : public RecursiveASTVisitor<UserFunctions> {
-public:
-  explicit UserFunctions(const SourceManager &SM) : SM(SM) {}
-  bool shouldVisitTemplateInstantiations() const { return true; }
-  bool TraverseDecl(Decl *D) {
-    if (D && !isa<TranslationUnitDecl>(D) &&
-        SM.isInSystemHeader(D->getLocation()))
-      return true;
-    return RecursiveASTVisitor::TraverseDecl(D);
-  }
-  bool VisitFunctionDecl(FunctionDecl *FD) {
-    const auto *MD = dyn_cast<CXXMethodDecl>(FD);
-    if (FD->doesThisDeclarationHaveABody() && !FD->isDependentContext() &&
-        !(MD && MD->getParent()->isLambda()))
-      Found.push_back(FD);
-    return true;
-  }
-  std::vector<const FunctionDecl *> Found;
-
-private:
-  const SourceManager &SM;
-};
-} // namespace
-
-std::vector<const FunctionDecl *> userFunctionDefinitions(ASTContext &Ctx) {
-  UserFunctions Fns(Ctx.getSourceManager());
-  Fns.TraverseDecl(Ctx.getTranslationUnitDecl());
-  return std::move(Fns.Found);
 }
 
 } // namespace clang::tidy::torch::ast

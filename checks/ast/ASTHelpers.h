@@ -93,11 +93,6 @@ inline ast_matchers::internal::BindableMatcher<Decl> lambdaInFunction() {
 /// True for for, range-for, while and do statements.
 bool isLoop(const Stmt *S);
 
-/// The function definitions of the user's code (outside system headers,
-/// template instantiations included, dependent code and lambdas excluded),
-/// in source order.
-std::vector<const FunctionDecl *> userFunctionDefinitions(ASTContext &Ctx);
-
 /// The body of \p Loop, or null if \p Loop is not a loop.
 const Stmt *loopBody(const Stmt *Loop);
 

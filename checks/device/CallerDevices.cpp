@@ -3,6 +3,7 @@
 #include "ast/ASTHelpers.h"
 #include "device/DeviceFlow.h"
 #include "device/ProgramFacts.h"
+#include "libtorch/ProgramCode.h"
 #include "libtorch/TorchTypes.h"
 #include "llvm/ADT/DenseSet.h"
 #include "llvm/Support/FileSystem.h"
@@ -51,7 +52,7 @@ void ensureIndex(ASTContext &Ctx) {
     return;
   Index = UnitIndex();
   Index.Ctx = &Ctx;
-  for (const FunctionDecl *Fn : ast::userFunctionDefinitions(Ctx))
+  for (const FunctionDecl *Fn : libtorch::programFunctionDefinitions(Ctx))
     collectCalls(Fn->getBody(), Fn);
 }
 
@@ -433,7 +434,7 @@ void writeUnitFacts(ASTContext &Ctx) {
       }
     }
   }
-  for (const FunctionDecl *Fn : ast::userFunctionDefinitions(Ctx)) {
+  for (const FunctionDecl *Fn : libtorch::programFunctionDefinitions(Ctx)) {
     if (!isUserFunction(Fn) || !carriesTensors(Fn->getReturnType()))
       continue;
     llvm::SmallVector<DeviceValue, 4> Values;

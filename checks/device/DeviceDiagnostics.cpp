@@ -1,6 +1,7 @@
 //===- DeviceDiagnostics.cpp - wording for checks built on DeviceFlow ----===//
 #include "device/DeviceDiagnostics.h"
 #include "ast/ASTHelpers.h"
+#include "libtorch/ProgramCode.h"
 #include "libtorch/TorchTypes.h"
 #include "clang/Lex/Lexer.h"
 
@@ -64,7 +65,7 @@ void noteOrigin(ClangTidyCheck &Check, StringRef Name, const Expr *Operand,
   if (!F.From)
     return;
   SourceLocation Loc = SM.getFileLoc(F.From.Loc);
-  if (Loc.isInvalid() || SM.isInSystemHeader(Loc))
+  if (Loc.isInvalid() || libtorch::isLibraryLocation(SM, Loc))
     return;
   std::string Who = Name.empty() ? "the tensor" : ("'" + Name + "'").str();
   std::string Where = F.Device.name();

@@ -1,6 +1,7 @@
 //===- TorchModules.cpp - modules and optimizers --------------------------===//
 #include "libtorch/TorchModules.h"
 #include "ast/ASTHelpers.h"
+#include "libtorch/ProgramCode.h"
 #include "libtorch/TorchTypes.h"
 #include "clang/AST/DeclTemplate.h"
 #include "clang/Basic/SourceManager.h"
@@ -213,7 +214,7 @@ ModuleRegistrations analyzeRegistrations(const CXXRecordDecl *RD,
   if (!RD || !RD->hasDefinition())
     return Out.Complete = false, Out;
   RD = RD->getDefinition();
-  if (SM.isInSystemHeader(RD->getLocation()))
+  if (isLibraryLocation(SM, RD->getLocation()))
     Out.Complete = false;
   RegistrationCollector C(RD, Out);
   for (const CXXMethodDecl *M : RD->methods()) {

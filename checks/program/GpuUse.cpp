@@ -2,6 +2,7 @@
 #include "program/GpuUse.h"
 #include "device/DeviceLiterals.h"
 #include "libtorch/DeviceRules.h"
+#include "libtorch/ProgramCode.h"
 #include "libtorch/TorchModules.h"
 #include "libtorch/TorchTypes.h"
 #include "clang/AST/ExprCXX.h"
@@ -33,7 +34,7 @@ public:
 
   bool TraverseDecl(Decl *D) {
     if (Found || (D && !isa<TranslationUnitDecl>(D) &&
-                  SM.isInSystemHeader(D->getLocation())))
+                  libtorch::isLibraryLocation(SM, D->getLocation())))
       return true;
     return RecursiveASTVisitor::TraverseDecl(D);
   }
@@ -55,7 +56,7 @@ public:
     // tensors on a GPU; a module's methods compute on the module's device,
     // which this file decides.
     const auto *MD = dyn_cast<CXXMethodDecl>(FD);
-    if (!FD->isDefined() && !SM.isInSystemHeader(FD->getLocation()) &&
+    if (!FD->isDefined() && !libtorch::isLibraryDecl(FD) &&
         !(MD && libtorch::isModuleClass(MD->getParent())) && handlesTensors(FD))
       Found = true;
     std::string Q = FD->getQualifiedNameAsString();

@@ -4,6 +4,7 @@
 #include "device/DeviceFlow.h"
 #include "libtorch/DeviceRules.h"
 #include "libtorch/HostSync.h"
+#include "libtorch/ProgramCode.h"
 #include "libtorch/TorchTypes.h"
 #include "clang/AST/DeclCXX.h"
 #include "clang/AST/ExprCXX.h"
@@ -172,10 +173,7 @@ HostCallKind classifyHostCall(const CallExpr *Call,
   const FunctionDecl *FD = Call->getDirectCallee();
   if (!FD)
     return HostCallKind::MayWait;
-  const SourceManager &SM = Ctx.getSourceManager();
-  if (libtorch::isLibTorchDecl(FD) ||
-      libtorch::outermostNamespace(FD) == "std" ||
-      SM.isInSystemHeader(SM.getExpansionLoc(FD->getLocation())))
+  if (libtorch::isLibraryDecl(FD))
     return HostCallKind::Other;
   if (const auto *MD = dyn_cast<CXXMethodDecl>(FD))
     if (libtorch::isOrDerivesFrom(MD->getParent(), "torch::nn::Module"))
@@ -210,6 +208,51 @@ bool readsClock(const Stmt *S) {
   if (const auto *Call = dyn_cast<CallExpr>(S); Call && isClockRead(Call))
     return true;
   return llvm::any_of(S->children(), readsClock);
+}
+
+/// The waits for all device work \p S consists of: the call itself, or an
+/// `if` (or block) holding only such waits; empty if \p S does anything else.
+static bool onlyWaits(const Stmt *S, ASTContext &Ctx,
+                      llvm::SmallVectorImpl<const Expr *> &Waits) {
+  if (!S)
+    return true;
+  if (const auto *If = dyn_cast<IfStmt>(S))
+    return !If->getInit() && !If->getConditionVariableDeclStmt() &&
+           onlyWaits(If->getThen(), Ctx, Waits) &&
+           onlyWaits(If->getElse(), Ctx, Waits);
+  if (const auto *CS = dyn_cast<CompoundStmt>(S))
+    return llvm::all_of(CS->body(), [&](const Stmt *Child) {
+      return onlyWaits(Child, Ctx, Waits);
+    });
+  if (isa<NullStmt>(S))
+    return true;
+  const auto *E = dyn_cast<Expr>(S);
+  if (!E)
+    return false;
+  E = ast::stripImplicit(E);
+  if (const auto *Cast = dyn_cast<ExplicitCastExpr>(E))
+    if (Cast->getType()->isVoidType())
+      E = ast::stripImplicit(Cast->getSubExpr());
+  const auto *Call = dyn_cast<CallExpr>(E);
+  const libtorch::SyncOperation *Op =
+      Call ? libtorch::syncOperationOf(Call, false, Ctx) : nullptr;
+  if (!Op || Op->Wait != libtorch::SyncWait::AllWork)
+    return false;
+  Waits.push_back(E);
+  return true;
+}
+
+void collectTimingWaits(const CompoundStmt *Block, ASTContext &Ctx,
+                        llvm::SmallPtrSetImpl<const Expr *> &Out) {
+  auto Body = Block->body();
+  for (auto It = Body.begin(); It != Body.end(); ++It) {
+    bool NextToClock =
+        (It != Body.begin() && readsClock(*std::prev(It))) ||
+        (std::next(It) != Body.end() && readsClock(*std::next(It)));
+    llvm::SmallVector<const Expr *, 2> Waits;
+    if (NextToClock && !isa<NullStmt>(*It) && onlyWaits(*It, Ctx, Waits))
+      Out.insert(Waits.begin(), Waits.end());
+  }
 }
 
 } // namespace clang::tidy::torch::program

@@ -22,6 +22,8 @@
 #include "device/DeviceFacts.h"
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/Expr.h"
+#include "clang/AST/Stmt.h"
+#include "llvm/ADT/SmallPtrSet.h"
 #include <optional>
 #include <utility>
 #include <vector>
@@ -83,6 +85,16 @@ bool isClockRead(const CallExpr *Call);
 
 /// True when \p S reads a host clock (not counting lambdas defined in it).
 bool readsClock(const Stmt *S);
+
+/// The timing's own waits in \p Block: waits for all device work
+/// (torch::cuda::synchronize, ...) in a statement right before or after one
+/// that reads a clock, the statement being the wait itself or an `if` whose
+/// branches hold nothing but such waits
+/// (`if (!device.is_cpu()) torch::cuda::synchronize();`). They make a
+/// measured interval right: torch-unsynchronized-timing asks for them and
+/// torch-sync-in-loop leaves them alone.
+void collectTimingWaits(const CompoundStmt *Block, ASTContext &Ctx,
+                        llvm::SmallPtrSetImpl<const Expr *> &Out);
 
 } // namespace clang::tidy::torch::program
 

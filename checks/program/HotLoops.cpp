@@ -3,6 +3,7 @@
 #include "ast/ASTHelpers.h"
 #include "device/DeviceFlow.h"
 #include "libtorch/DeviceRules.h"
+#include "libtorch/ProgramCode.h"
 #include "libtorch/TorchModules.h"
 #include "libtorch/TorchTypes.h"
 #include "clang/AST/DeclCXX.h"
@@ -123,11 +124,9 @@ static HotMarker asHotMarker(const Expr *E) {
       return Found(HotMarkerKind::OptimizerStep, Name.str());
     // A method of the user's own module that yields tensors (an agent's
     // `act(obs)`, a model's `sample()`) runs the model too.
-    bool UserModuleMethod =
-        !MD->isStatic() && libtorch::isModuleClass(RD) &&
-        !FD->getASTContext().getSourceManager().isInSystemHeader(
-            MD->getLocation()) &&
-        libtorch::holdsTensors(MD->getReturnType());
+    bool UserModuleMethod = !MD->isStatic() && libtorch::isModuleClass(RD) &&
+                            !libtorch::isLibraryDecl(MD) &&
+                            libtorch::holdsTensors(MD->getReturnType());
     if (((Name == "forward" || Name == "any_forward") &&
          libtorch::isForwardableModuleClass(RD)) ||
         UserModuleMethod) {
@@ -165,8 +164,7 @@ static const FunctionDecl *userCallee(const CallExpr *Call) {
   const FunctionDecl *FD = Call ? Call->getDirectCallee() : nullptr;
   const FunctionDecl *Def = nullptr;
   if (!FD || !FD->hasBody(Def) || Def->isDependentContext() ||
-      Def->getASTContext().getSourceManager().isInSystemHeader(
-          Def->getLocation()))
+      libtorch::isLibraryDecl(Def))
     return nullptr;
   if (const auto *MD = dyn_cast<CXXMethodDecl>(Def))
     if (MD->getParent()->isLambda())
@@ -199,6 +197,13 @@ static const std::array<HotMarker, 4> &helperMarkers(const FunctionDecl *Def,
   return It->second;
 }
 
+/// True if \p M should replace \p Slot, the first marker of its kind: the
+/// model's forward() over a loss's, so that a Forward marker with Loss set
+/// says that every forward() the loop runs is a loss's.
+static bool preferredOver(const HotMarker &M, const HotMarker &Slot) {
+  return M.Kind == HotMarkerKind::Forward && Slot.Loss && !M.Loss;
+}
+
 /// Searches \p S, not entering nested loops or lambdas, for the first marker
 /// of each kind, and into the bodies of the user's functions it calls, up
 /// to \p Depth calls deep; stops at a backward pass.
@@ -214,7 +219,7 @@ static bool searchMarkers(const Stmt *S, HotMarker (&First)[4],
       for (const HotMarker &Inner : helperMarkers(Helper, Depth - 1))
         if (Inner) {
           HotMarker &Slot = First[static_cast<unsigned>(Inner.Kind)];
-          if (!Slot) {
+          if (!Slot || preferredOver(Inner, Slot)) {
             Slot = Inner;
             Slot.E = E;
             Slot.Via = Helper->getQualifiedNameAsString();
@@ -222,7 +227,7 @@ static bool searchMarkers(const Stmt *S, HotMarker (&First)[4],
         }
     if (M) {
       HotMarker &Slot = First[static_cast<unsigned>(M.Kind)];
-      if (!Slot)
+      if (!Slot || preferredOver(M, Slot))
         Slot = std::move(M);
     }
     if (First[0])
@@ -387,7 +392,7 @@ void buildPerStep(ASTContext &Ctx) {
   State = HotLoopState();
   State.Ctx = &Ctx;
   std::deque<PerStepSeed> Work;
-  for (const FunctionDecl *Fn : ast::userFunctionDefinitions(Ctx)) {
+  for (const FunctionDecl *Fn : libtorch::programFunctionDefinitions(Ctx)) {
     if (device::DeviceFlow::isModuleForward(Fn))
       collectCalls(Fn->getBody(),
                    "on every call of '" + Fn->getQualifiedNameAsString() + "'",

@@ -36,6 +36,7 @@
 #define TORCH_TIDY_PROGRAM_HOTLOOPS_H
 
 #include "ast/ASTHelpers.h"
+#include "libtorch/ProgramCode.h"
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/Expr.h"
 #include "clang/AST/Stmt.h"
@@ -66,7 +67,7 @@ struct HotMarker {
   /// e.g. "backward", "step", "forward"; the function's or tensor's name for
   /// the kinds hotLoop() adds.
   std::string Name;
-  /// Forward: the module called is a loss. CalledPerStep: why the function
+  /// Forward: every module the loop calls is a loss. CalledPerStep: why the function
   /// runs once per step ("on every iteration of a training loop").
   bool Loss = false;
   std::string Why;
@@ -113,7 +114,7 @@ void clearHotLoopCache();
 inline ast_matchers::DeclarationMatcher functionLoops() {
   using namespace ast_matchers;
   return functionDecl(
-             isDefinition(), unless(isExpansionInSystemHeader()),
+             isDefinition(), unless(libtorch::isLibraryCode()),
              unless(ast::lambdaInFunction()),
              hasBody(forEachDescendant(stmt(anyOf(forStmt(), cxxForRangeStmt(),
                                                   whileStmt(), doStmt()))

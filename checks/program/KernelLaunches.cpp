@@ -6,6 +6,7 @@
 #include "device/DeviceFlow.h"
 #include "device/ProgramFacts.h"
 #include "libtorch/CudaApi.h"
+#include "libtorch/ProgramCode.h"
 #include "libtorch/TorchTypes.h"
 #include "llvm/ADT/DenseMap.h"
 #include <functional>
@@ -122,9 +123,8 @@ void collectWork(const Stmt *S, ASTContext &Ctx, unsigned Depth,
 }
 
 const Expr *firstWork(const FunctionDecl *FD, ASTContext &Ctx, unsigned Depth) {
-  const SourceManager &SM = Ctx.getSourceManager();
   if (!FD->hasBody() || !device::isUserFunction(FD) ||
-      ast::isDeviceFunction(FD) || SM.isInSystemHeader(FD->getLocation()))
+      ast::isDeviceFunction(FD) || libtorch::isLibraryDecl(FD))
     return nullptr;
   if (Cache.Ctx != &Ctx) {
     Cache = UnitCache();

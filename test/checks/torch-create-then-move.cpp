@@ -66,6 +66,74 @@ void inMacro(torch::Device device) {
   // CHECK-MESSAGES: :[[@LINE-2]]:12: note: no automatic fix inside a macro expansion
 }
 
+// The device of another tensor: it may be the CPU, and creating the tensor
+// there is never worse. The fix keeps the dtype.
+torch::Tensor otherTensors(torch::Tensor x, torch::Tensor image,
+                           torch::Tensor z, int64_t n) {
+  auto a = torch::full({}, 0.0).to(x.device());
+  // CHECK-MESSAGES: :[[@LINE-1]]:33: warning: 'torch::full' allocates and fills this tensor on the CPU, then 'to' copies it to 'x.device()'; pass torch::device(x.device()) to the factory to create it there [torch-create-then-move]
+  // CHECK-FIXES: auto a = torch::full({}, 0.0, torch::device(x.device()));
+  auto b = torch::rand({n}).to(image.device());
+  // CHECK-MESSAGES: :[[@LINE-1]]:29: warning: 'torch::rand' allocates and fills this tensor on the CPU, then 'to' copies it to 'image.device()'
+  // CHECK-MESSAGES: :[[@LINE-2]]:29: note: created on the device, the values come from its random generator
+  // CHECK-FIXES: auto b = torch::rand({n}, torch::device(image.device()));
+  auto c = torch::arange(n).to(torch::kLong).to(z.device());
+  // CHECK-MESSAGES: :[[@LINE-1]]:46: warning: 'torch::arange' allocates and fills this tensor on the CPU, then 'to' copies it to 'z.device()'
+  // CHECK-FIXES: auto c = torch::arange(n, torch::device(z.device())).to(torch::kLong);
+  auto d = torch::zeros({n}, torch::kFloat).to(x.device());
+  // CHECK-MESSAGES: :[[@LINE-1]]:45: warning: 'torch::zeros' allocates
+  // CHECK-FIXES: auto d = torch::zeros({n}, torch::TensorOptions(torch::kFloat).device(x.device()));
+  return a + b + c + d;
+}
+
+// Another tensor's options, directly or through a local: the fix passes
+// them (device and dtype) to the factory.
+torch::Tensor otherOptions(torch::Tensor prediction, int64_t n) {
+  auto FloatType = prediction.options();
+  auto grid = torch::linspace(0, n - 1, n).repeat({n, 1}).to(FloatType);
+  // CHECK-MESSAGES: :[[@LINE-1]]:59: warning: 'torch::linspace' allocates and fills this tensor on the CPU, then 'to' copies it to the device of 'FloatType'; pass 'FloatType' to the factory to create it there
+  // CHECK-FIXES: auto grid = torch::linspace(0, n - 1, n, FloatType).repeat({n, 1});
+  auto ones = torch::ones({n}).to(prediction.options());
+  // CHECK-MESSAGES: :[[@LINE-1]]:32: warning: 'torch::ones' allocates and fills this tensor on the CPU, then 'to' copies it to the device of 'prediction.options()'
+  // CHECK-FIXES: auto ones = torch::ones({n}, prediction.options());
+  return grid + ones;
+}
+
+// A view between the factory and the move.
+torch::Tensor views(torch::Device device) {
+  auto a = torch::eye(4).unsqueeze(0).to(device);
+  // CHECK-MESSAGES: :[[@LINE-1]]:39: warning: 'torch::eye' allocates and fills this tensor on the CPU, then 'to' copies it to 'device'
+  // CHECK-FIXES: auto a = torch::eye(4, torch::device(device)).unsqueeze(0);
+  return a;
+}
+
+// A device at namespace scope.
+inline torch::Device global_device(torch::cuda::is_available() ? torch::kCUDA
+                                                               : torch::kCPU);
+torch::Tensor globalDevice(int64_t n) {
+  auto a = torch::ones({n}).to(global_device);
+  // CHECK-MESSAGES: :[[@LINE-1]]:29: warning: 'torch::ones' allocates and fills this tensor on the CPU, then 'to' copies it to 'global_device'
+  // CHECK-FIXES: auto a = torch::ones({n}, torch::device(global_device));
+  return a;
+}
+
+// Created in one statement, moved in the next; no fix (the move may be
+// conditional), a note at the factory.
+torch::Tensor twoStatements(bool gpu, int64_t n) {
+  torch::Tensor x = torch::zeros({n, 4});
+  if (gpu)
+    x = x.cuda();
+  // CHECK-MESSAGES: :[[@LINE-1]]:11: warning: 'torch::zeros' allocates and fills this tensor on the CPU, then 'cuda' copies it to CUDA
+  // CHECK-MESSAGES: :[[@LINE-4]]:21: note: the tensor is created here
+  torch::Tensor y;
+  y = torch::randn({n});
+  y = y.to(torch::kCUDA);
+  // CHECK-MESSAGES: :[[@LINE-1]]:9: warning: 'torch::randn' allocates
+  // CHECK-MESSAGES: :[[@LINE-3]]:7: note: the tensor is created here
+  // CHECK-MESSAGES: :[[@LINE-3]]:9: note: created on the device
+  return x + y;
+}
+
 // Near misses.
 void nearMisses(torch::Device device, std::vector<float> &host, float *raw,
                 torch::Tensor x) {
@@ -82,6 +150,15 @@ void nearMisses(torch::Device device, std::vector<float> &host, float *raw,
   torch::Tensor loaded;
   torch::load(loaded, "t.pt");
   auto j = loaded.to(device);                              // from disk
+  auto k = torch::zeros({4}).to(x);                        // x's dtype too
+  torch::Tensor m = torch::zeros({4});
+  m.add_(1);
+  m = m.to(device);                                        // changed between
+  torch::Tensor o = torch::zeros({4});
+  if (x.is_cuda())
+    o = o.cuda();
+  else
+    o = o.to(torch::kDouble);                              // an else branch
 }
 
 // Template code is not analysed (DeviceFlow skips it).

@@ -188,3 +188,26 @@ torch::Tensor greedy(torch::nn::Linear model, torch::Tensor x) {
   }
   return ys;
 }
+
+// A loss that composes one call's terms over the output scales: the locals
+// are made and returned in each call, and the caller backward()s their sum
+// every step, so no graph outlives a step.
+struct YoloLossImpl : torch::nn::Module {
+  torch::nn::BCEWithLogitsLoss bce_obj, bce_cls;
+  std::tuple<torch::Tensor, torch::Tensor, torch::Tensor>
+  forward_scales(const std::vector<torch::Tensor> &preds,
+                 const std::vector<torch::Tensor> &targets) {
+    auto lbox = torch::zeros({1}, preds[0].options());
+    auto lobj = torch::zeros({1}, preds[0].options());
+    auto lcls = torch::zeros({1}, preds[0].options());
+    std::vector<torch::Tensor> per_scale;
+    for (size_t i = 0; i < preds.size(); ++i) {
+      auto pi = preds[i];
+      lobj += bce_obj(pi.select(-1, 4), targets[i].select(-1, 4));
+      lcls = lcls + bce_cls(pi.narrow(-1, 5, 80), targets[i].narrow(-1, 5, 80));
+      lbox += (1.0 - pi.narrow(-1, 0, 4)).pow(2).mean();
+      per_scale.push_back(lobj);
+    }
+    return {lbox, lobj, lcls};
+  }
+};

@@ -111,3 +111,35 @@ void timed_inference(Net &net, torch::Tensor x) {
     (void)out;
   }
 }
+
+// The same, with the wait only on a GPU (torch-unsynchronized-timing's near
+// miss): a synchronize under an `if` right before or after a clock read.
+void timed_inference_any_device(Net &net, torch::Tensor x,
+                                torch::Device device) {
+  double total_ms = 0;
+  for (int i = 0; i < 100; ++i) {
+    if (!device.is_cpu())
+      torch::cuda::synchronize();
+    auto t0 = std::chrono::high_resolution_clock::now();
+    auto out = net->forward(x.to(device));
+    if (device.is_cuda()) {
+      torch::cuda::synchronize();
+    }
+    auto t1 = std::chrono::high_resolution_clock::now();
+    total_ms += std::chrono::duration<double, std::milli>(t1 - t0).count();
+    (void)out;
+  }
+}
+
+// LibTorch's own module methods (parameters(), named_buffers()) run no
+// model, whether its headers come with -isystem or -I (the libtorch-2.6
+// header set includes them with -I).
+void report_norms(Net &net, torch::Device device) {
+  net->to(device);
+  for (int i = 0; i < 3; ++i) {
+    auto params = net->parameters();
+    std::cout << params[0].norm().item<float>() << std::endl;
+    for (const auto &b : net->named_buffers())
+      std::cout << b.value().sum().item<float>();
+  }
+}

@@ -7,6 +7,7 @@
 // Every synchronizing operation of the default SyncFunctions, in a loop made
 // hot by a backward pass.
 #include <torch/torch.h>
+#include <chrono>
 
 void reads(torch::Tensor x, torch::Tensor y) {
   for (int step = 0; step < 100; ++step) {
@@ -122,6 +123,25 @@ void synchronize(torch::Tensor x, c10::Stream stream) {
     // CHECK-MESSAGES: :[[@LINE-1]]:5: warning: 'torch::cuda::synchronize' makes the host wait for all queued device work on every iteration of this training loop; remove it, or call it only under a timing or logging interval [torch-sync-in-loop]
     stream.synchronize();
     // CHECK-MESSAGES: :[[@LINE-1]]:12: warning: 'c10::Stream::synchronize' makes the host wait for all queued device work
+  }
+}
+
+// A wait under an `if` is the timing's only next to a clock read, and only
+// when the `if` does nothing else.
+void conditional_synchronize(torch::Tensor x, torch::Device device) {
+  for (int step = 0; step < 10; ++step) {
+    x.backward();
+    if (!device.is_cpu())
+      torch::cuda::synchronize();
+    // CHECK-MESSAGES: :[[@LINE-1]]:7: warning: 'torch::cuda::synchronize' makes the host wait for all queued device work on every iteration
+    x.add_(1);
+    if (device.is_cuda()) {
+      torch::cuda::synchronize();
+      // CHECK-MESSAGES: :[[@LINE-1]]:7: warning: 'torch::cuda::synchronize' makes the host wait for all queued device work on every iteration
+      x.mul_(2);
+    }
+    auto t = std::chrono::steady_clock::now();
+    (void)t;
   }
 }
 

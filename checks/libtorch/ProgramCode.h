@@ -1,0 +1,46 @@
+//===- ProgramCode.h - is this the program's code or a library's? -*- C++
+//-*-===//
+//
+// Answers whether a location, declaration or function belongs to the
+// program under analysis or to a library: a system header, or LibTorch's
+// own headers however they were included. LibTorch is recognised by its
+// files (a folder of its include tree holds c10/macros/Macros.h) and by its
+// namespaces, never by -isystem alone: CMake's imported `torch` target gives
+// -isystem, include_directories(${TORCH_INCLUDE_DIRS}) gives -I, and both
+// must give the same findings.
+//
+//===----------------------------------------------------------------------===//
+#ifndef TORCH_TIDY_LIBTORCH_PROGRAMCODE_H
+#define TORCH_TIDY_LIBTORCH_PROGRAMCODE_H
+
+#include "clang/AST/ASTContext.h"
+#include "clang/AST/Decl.h"
+#include "clang/ASTMatchers/ASTMatchers.h"
+#include <vector>
+
+namespace clang::tidy::torch::libtorch {
+
+/// True if \p Loc (its expansion) lies in a system header or in a file of
+/// LibTorch's include tree.
+bool isLibraryLocation(const SourceManager &SM, SourceLocation Loc);
+
+/// True if \p D is a library's: declared in LibTorch's or the standard
+/// library's namespaces, or in a library file (isLibraryLocation).
+bool isLibraryDecl(const Decl *D);
+
+/// Matches a declaration for which isLibraryDecl holds; the checks'
+/// matchers use `unless(libtorch::isLibraryCode())`.
+AST_MATCHER(Decl, isLibraryCode) {
+  (void)Finder;
+  (void)Builder;
+  return isLibraryDecl(&Node);
+}
+
+/// The function definitions of the program's own code (outside library
+/// files; template instantiations included, dependent code and lambdas
+/// excluded), in source order.
+std::vector<const FunctionDecl *> programFunctionDefinitions(ASTContext &Ctx);
+
+} // namespace clang::tidy::torch::libtorch
+
+#endif
