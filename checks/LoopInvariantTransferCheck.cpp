@@ -3,6 +3,8 @@
 #include "ast/ASTHelpers.h"
 #include "device/DeviceDiagnostics.h"
 #include "device/DeviceFlow.h"
+#include "libtorch/ProgramCode.h"
+#include "libtorch/TorchModules.h"
 #include "libtorch/TorchTypes.h"
 #include "program/HotLoops.h"
 #include "clang/AST/ASTContext.h"
@@ -20,6 +22,141 @@ using device::DeviceValue;
 
 void LoopInvariantTransferCheck::registerMatchers(MatchFinder *Finder) {
   Finder->addMatcher(program::functionLoops(), this);
+  Finder->addMatcher(cxxMethodDecl(isDefinition(),
+                                   hasAnyName("forward", "operator()"),
+                                   unless(libtorch::isLibraryCode()))
+                         .bind("method"),
+                     this);
+}
+
+static void collectConversions(const Stmt *S,
+                               std::vector<const CXXMemberCallExpr *> &Out);
+
+/// The fields of the class the methods of \p RD may change outside its
+/// constructors: assigned, changed in place, taken by address or by
+/// non-const reference. Methods defined in other files are not seen.
+static llvm::SmallPtrSet<const FieldDecl *, 8>
+fieldsChangedAfterConstruction(const CXXRecordDecl *RD) {
+  struct Visitor {
+    llvm::SmallPtrSet<const FieldDecl *, 8> Changed;
+    void mark(const Expr *E) {
+      E = ast::stripImplicit(E);
+      while (true) {
+        if (const auto *OC = dyn_cast<CXXOperatorCallExpr>(E);
+            OC && OC->getOperator() == OO_Subscript)
+          E = ast::stripImplicit(OC->getArg(0));
+        else if (const auto *MC = dyn_cast<CXXMemberCallExpr>(E))
+          E = ast::stripImplicit(MC->getImplicitObjectArgument());
+        else
+          break;
+      }
+      if (const auto *ME = dyn_cast<MemberExpr>(E))
+        if (const auto *F = dyn_cast<FieldDecl>(ME->getMemberDecl()))
+          Changed.insert(F);
+    }
+    void visit(const Stmt *S) {
+      if (!S)
+        return;
+      if (const auto *BO = dyn_cast<BinaryOperator>(S)) {
+        if (BO->isAssignmentOp())
+          mark(BO->getLHS());
+      } else if (const auto *UO = dyn_cast<UnaryOperator>(S)) {
+        if (UO->isIncrementDecrementOp() || UO->getOpcode() == UO_AddrOf)
+          mark(UO->getSubExpr());
+      } else if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(S)) {
+        if (Op->isAssignmentOp())
+          mark(Op->getArg(0));
+      } else if (const auto *MC = dyn_cast<CXXMemberCallExpr>(S)) {
+        const CXXMethodDecl *MD = MC->getMethodDecl();
+        if (MD && MD->getIdentifier() &&
+            (MD->getName().ends_with("_") || MD->getName() == "set_data"))
+          mark(MC->getImplicitObjectArgument());
+      }
+      if (const auto *Call = dyn_cast<CallExpr>(S))
+        if (const FunctionDecl *FD = Call->getDirectCallee())
+          for (unsigned I = 0; I < Call->getNumArgs() && I < FD->getNumParams();
+               ++I) {
+            QualType T = FD->getParamDecl(I)->getType();
+            if (T->isReferenceType() && !T->getPointeeType().isConstQualified())
+              mark(Call->getArg(I));
+          }
+      for (const Stmt *Child : S->children())
+        visit(Child);
+    }
+  } V;
+  for (const CXXMethodDecl *M : RD->methods()) {
+    const FunctionDecl *Def = nullptr;
+    if (isa<CXXConstructorDecl>(M) || !M->hasBody(Def))
+      continue;
+    V.visit(Def->getBody());
+  }
+  return std::move(V.Changed);
+}
+
+void LoopInvariantTransferCheck::check(const MatchFinder::MatchResult &Result) {
+  if (const auto *Method = Result.Nodes.getNodeAs<CXXMethodDecl>("method"))
+    return checkPerCall(Method, Result);
+  checkLoop(Result.Nodes.getNodeAs<Stmt>("loop"),
+            Result.Nodes.getNodeAs<FunctionDecl>("fn"), Result);
+}
+
+void LoopInvariantTransferCheck::checkPerCall(
+    const CXXMethodDecl *Method, const MatchFinder::MatchResult &Result) {
+  const CXXRecordDecl *RD = Method->getParent();
+  if (ast::isTemplateCode(Method) || RD->isLambda())
+    return;
+  std::vector<const CXXMemberCallExpr *> Conversions;
+  collectConversions(Method->getBody(), Conversions);
+  auto MemberOf = [](const CXXMemberCallExpr *C) -> const FieldDecl * {
+    const auto *ME = dyn_cast<MemberExpr>(ast::receiverOf(C));
+    const auto *F = ME ? dyn_cast<FieldDecl>(ME->getMemberDecl()) : nullptr;
+    return F && isa<CXXThisExpr>(ast::stripImplicit(ME->getBase())) &&
+                   libtorch::isTensorType(F->getType())
+               ? F
+               : nullptr;
+  };
+  llvm::erase_if(Conversions,
+                 [&](const CXXMemberCallExpr *C) { return !MemberOf(C); });
+  if (Conversions.empty())
+    return;
+  const SourceManager &SM = *Result.SourceManager;
+  const bool Module = libtorch::isModuleClass(RD);
+  const libtorch::ModuleRegistrations Registered =
+      Module ? libtorch::analyzeRegistrations(RD, SM)
+             : libtorch::ModuleRegistrations();
+  if (Module && !Registered.Complete)
+    return;
+  const auto Changed = fieldsChangedAfterConstruction(RD);
+  ASTContext &Ctx = *Result.Context;
+  const DeviceFlow *Flow = nullptr;
+  for (const CXXMemberCallExpr *C : Conversions) {
+    const FieldDecl *F = MemberOf(C);
+    // A registered buffer or parameter moves with module->to(): converting
+    // it again is a no-op.
+    if (Changed.contains(F) || Registered.find(F))
+      continue;
+    if (!Flow)
+      Flow = device::analyzedFlow(*this, Method, Ctx, Verbose);
+    if (!Flow)
+      return;
+    DeviceValue To = Flow->conversionTarget(C);
+    if (To.isCPU() || To.isBottom() || Flow->isAlreadyOnTarget(C))
+      continue;
+    SourceLocation Loc = SM.getFileLoc(C->getExprLoc());
+    if (!reportOnce(Loc))
+      continue;
+    diag(Loc, "'%0' is set only when the %1 is constructed, yet '%2' copies "
+              "it to %3 on every call of '%4'; %5")
+        << F->getName() << (Module ? "module" : "object")
+        << C->getMethodDecl()->getName()
+        << (To.isKnown() ? To.name() : std::string("its target device"))
+        << Method->getNameAsString()
+        << (Module ? "register it with register_buffer so that "
+                     "'module->to(device)' moves it once"
+                   : "keep a copy on the device and reuse it");
+    diag(SM.getFileLoc(F->getLocation()), "the member is declared here",
+         DiagnosticIDs::Note);
+  }
 }
 
 /// The variables a loop may change: assigned, incremented, moved from,
@@ -132,9 +269,9 @@ static void collectConversions(const Stmt *S,
     collectConversions(Child, Out);
 }
 
-void LoopInvariantTransferCheck::check(const MatchFinder::MatchResult &Result) {
-  const auto *Loop = Result.Nodes.getNodeAs<Stmt>("loop");
-  const auto *Fn = Result.Nodes.getNodeAs<FunctionDecl>("fn");
+void LoopInvariantTransferCheck::checkLoop(
+    const Stmt *Loop, const FunctionDecl *Fn,
+    const MatchFinder::MatchResult &Result) {
   if (ast::isTemplateCode(Fn)) // DeviceFlow skips it
     return;
   program::HotMarker Marker = program::findHotMarker(Loop);

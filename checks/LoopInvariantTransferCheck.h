@@ -9,7 +9,9 @@ namespace clang::tidy::torch {
 /// Flags `.to(device)`, `.cuda()` or `.to(other)` in a hot loop (see
 /// program/HotLoops.h) of a local tensor declared before the loop and never
 /// changed in it: the same data crosses PCIe on every iteration. Hoist the
-/// transfer before the loop.
+/// transfer before the loop. Also flags the same for a tensor member that
+/// only constructors set, moved on every call of forward() or operator()
+/// (anchor boxes, a fixed kernel): register it as a buffer instead.
 ///
 /// Documentation: docs/checks/torch-loop-invariant-transfer.md
 class LoopInvariantTransferCheck : public DeviceFlowCheck {
@@ -17,6 +19,12 @@ public:
   using DeviceFlowCheck::DeviceFlowCheck;
   void registerMatchers(ast_matchers::MatchFinder *Finder) override;
   void check(const ast_matchers::MatchFinder::MatchResult &Result) override;
+
+private:
+  void checkLoop(const Stmt *Loop, const FunctionDecl *Fn,
+                 const ast_matchers::MatchFinder::MatchResult &Result);
+  void checkPerCall(const CXXMethodDecl *Method,
+                    const ast_matchers::MatchFinder::MatchResult &Result);
 };
 
 } // namespace clang::tidy::torch

@@ -67,8 +67,8 @@ struct HotMarker {
   /// e.g. "backward", "step", "forward"; the function's or tensor's name for
   /// the kinds hotLoop() adds.
   std::string Name;
-  /// Forward: every module the loop calls is a loss. CalledPerStep: why the function
-  /// runs once per step ("on every iteration of a training loop").
+  /// Forward: every module the loop calls is a loss. CalledPerStep: why the
+  /// function runs once per step ("on every iteration of a training loop").
   bool Loss = false;
   std::string Why;
   const FunctionDecl *Forward = nullptr; ///< InForward: that forward()

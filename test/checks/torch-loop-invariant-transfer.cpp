@@ -97,3 +97,43 @@ void movedAway(Net net, torch::Device device, torch::Tensor x) {
     auto gone = std::move(x);
   }
 }
+
+// A member only the constructor sets, moved on every call of forward() or
+// operator(): register it as a buffer (a module) or keep a device copy.
+struct YoloLayerImpl : torch::nn::Module {
+  YoloLayerImpl() : anchors(torch::tensor({10.f, 13.f, 16.f, 30.f})) {}
+  torch::Tensor forward(torch::Tensor x) {
+    auto a = anchors.to(x.device());
+    // CHECK-MESSAGES: :[[@LINE-1]]:22: warning: 'anchors' is set only when the module is constructed, yet 'to' copies it to the module's device on every call of 'forward'; register it with register_buffer so that 'module->to(device)' moves it once [torch-loop-invariant-transfer]
+    // CHECK-MESSAGES: :[[@LINE+6]]:17: note: the member is declared here
+    auto k = kernel.to(torch::kCUDA);
+    // CHECK-MESSAGES: :[[@LINE-1]]:21: warning: 'kernel' is set only when the module is constructed, yet 'to' copies it to CUDA on every call of 'forward'
+    // CHECK-MESSAGES: :[[@LINE+4]]:17: note: the member is declared here
+    return x * a.sum() + k.sum();
+  }
+  torch::Tensor anchors;
+  torch::Tensor kernel = torch::ones({3, 3}) / 9;
+};
+TORCH_MODULE(YoloLayer);
+
+struct Decoder {
+  torch::Tensor grid = torch::arange(13);
+  torch::Tensor operator()(torch::Tensor out) {
+    return out + grid.to(out.device());
+    // CHECK-MESSAGES: :[[@LINE-1]]:23: warning: 'grid' is set only when the object is constructed, yet 'to' copies it to its target device on every call of 'operator()'; keep a copy on the device and reuse it
+    // CHECK-MESSAGES: :[[@LINE-4]]:17: note: the member is declared here
+  }
+};
+
+// Near misses: a registered buffer moves with module->to(); a member that
+// other methods change; a member moved to the CPU.
+struct BufferedImpl : torch::nn::Module {
+  BufferedImpl() { anchors = register_buffer("anchors", torch::ones({4})); }
+  torch::Tensor forward(torch::Tensor x) {
+    return x * anchors.to(x.device()).sum() + cache.to(x.device()).sum() +
+           host.to(torch::kCPU).sum();
+  }
+  void update(torch::Tensor c) { cache = c; }
+  torch::Tensor anchors, cache, host;
+};
+TORCH_MODULE(Buffered);
