@@ -6,6 +6,7 @@
 #include "device/DeviceDiagnostics.h"
 #include "device/DeviceFlow.h"
 #include "libtorch/HostSync.h"
+#include "libtorch/ProgramCode.h"
 #include "libtorch/TorchTypes.h"
 #include "program/GpuUse.h"
 #include "program/HiddenSync.h"
@@ -177,19 +178,24 @@ struct SyncInLoopCheck::Walk {
   }
 
   /// The sync inside a function called here (clip_grad_norm_, a helper of
-  /// the user's), if it is enabled. Module and optimizer methods are the
-  /// hot markers themselves and are left out.
+  /// the user's, a module method other than forward() such as a GPU
+  /// augmentation), if it is enabled. forward(), LibTorch's module methods
+  /// and optimizers are the hot markers themselves and are left out.
   const CallExpr *hiddenSyncOf(const Expr *E) const {
     const auto *Call = dyn_cast<CallExpr>(E);
     const FunctionDecl *FD = Call ? Call->getDirectCallee() : nullptr;
     if (!FD || FD->getOverloadedOperator() != OO_None)
       return nullptr;
-    if (const auto *MD = dyn_cast<CXXMethodDecl>(FD))
-      if (libtorch::isOrDerivesFrom(MD->getParent(), "torch::nn::Module") ||
-          libtorch::isOrDerivesFrom(MD->getParent(),
-                                    "torch::nn::ModuleHolder") ||
-          libtorch::isOrDerivesFrom(MD->getParent(), "torch::optim::Optimizer"))
+    if (const auto *MD = dyn_cast<CXXMethodDecl>(FD)) {
+      const CXXRecordDecl *RD = MD->getParent();
+      const bool Module =
+          libtorch::isOrDerivesFrom(RD, "torch::nn::Module") ||
+          libtorch::isOrDerivesFrom(RD, "torch::nn::ModuleHolder");
+      if ((Module && (libtorch::isLibraryDecl(MD) || !MD->getIdentifier() ||
+                      MD->getName() == "forward")) ||
+          libtorch::isOrDerivesFrom(RD, "torch::optim::Optimizer"))
         return nullptr;
+    }
     const CallExpr *Inside = program::hiddenSync(FD, Ctx);
     if (!Inside)
       return nullptr;

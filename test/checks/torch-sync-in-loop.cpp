@@ -182,3 +182,29 @@ void hidden(torch::nn::Linear model, torch::optim::SGD &opt, torch::Tensor x,
     // CHECK-MESSAGES: :[[@LINE-16]]:55: note: the host waits here
   }
 }
+
+// A module method other than forward(), called on the device batch in the
+// training loop, is a helper like any other: its wait counts. forward()
+// itself is the loop's marker and is left out.
+struct AugmentImpl : torch::nn::Module {
+  torch::Tensor jitter(torch::Tensor images) {
+    double scale = images.abs().max().item<double>();
+    return images / scale;
+  }
+  torch::Tensor forward(torch::Tensor images) {
+    return images / images.abs().max().item<double>();
+  }
+};
+TORCH_MODULE(Augment);
+
+void augmented(torch::nn::Linear model, torch::optim::SGD &opt, Augment aug,
+               torch::Tensor x) {
+  for (int step = 0; step < 10; ++step) {
+    auto batch = aug->jitter(x.to(torch::kCUDA));
+    // CHECK-MESSAGES: :[[@LINE-1]]:23: warning: 'AugmentImpl::jitter' makes the host wait for the device on every iteration of this training loop: it calls 'Tensor::item' inside
+    // CHECK-MESSAGES: :[[@LINE-14]]:39: note: the host waits here
+    auto loss = model(aug->forward(batch)).sum();
+    loss.backward();
+    opt.step();
+  }
+}
