@@ -496,11 +496,14 @@ const DeviceFlow &DeviceFlow::get(const FunctionDecl *FD, ASTContext &Ctx) {
   if (const FunctionDecl *D = FD->getDefinition())
     Def = D;
   auto [It, New] = Cache.Flows.try_emplace(Def);
-  if (New) {
-    It->second = std::make_unique<DeviceFlow>();
-    DeviceFlowBuilder(Def, Ctx, *It->second).run();
-  }
-  return *It->second;
+  if (!New)
+    return *It->second;
+  // Building may analyse the callers (a forward() argument's device), which
+  // adds flows and moves the entries: keep the object, not the iterator.
+  It->second = std::make_unique<DeviceFlow>();
+  DeviceFlow &Flow = *It->second;
+  DeviceFlowBuilder(Def, Ctx, Flow).run();
+  return Flow;
 }
 
 void DeviceFlow::clearCache() { Cache.clear(); }

@@ -165,3 +165,31 @@ void print_rows_public(torch::Tensor rows) {
 }
 void print_public_unused(torch::Tensor rows) { print_rows_public(rows); }
 void print_public_used() { print_rows_public(torch::rand({2, 2})); }
+
+// A forward() argument the callers compute on the CPU (lengths kept on the
+// host for packing) is not on the module's device; one a caller moves is.
+struct DecoderImpl : torch::nn::Module {
+  DecoderImpl() : fc(register_module("fc", torch::nn::Linear(8, 8))) {}
+  torch::Tensor forward(torch::Tensor features, torch::Tensor lengths,
+                        torch::Tensor steps) {
+    torch::Tensor out = fc(features);
+    for (int64_t t = 0; t < 10; ++t) {
+      auto live = (lengths > t).sum().item<int64_t>();
+      auto more = (steps > t).sum().item<int64_t>();
+      // CHECK-MESSAGES: :[[@LINE-1]]:37: warning: 'Tensor::item' makes the host wait
+      out = out + static_cast<double>(live + more);
+    }
+    return out;
+  }
+  torch::nn::Linear fc;
+};
+TORCH_MODULE(Decoder);
+
+void decode(Decoder decoder, torch::Tensor features, torch::Device device) {
+  decoder->to(device);
+  auto lengths = torch::tensor({3, 2, 1});
+  for (int i = 0; i < 2; ++i)
+    decoder->forward(features.to(device), lengths, lengths.to(device))
+        .sum()
+        .backward();
+}
