@@ -65,6 +65,7 @@ void place(llvm::symbolize::LLVMSymbolizer &Symbolizer,
         Site.Where = ModuleName + llvm::formatv("!{0:x}", *Address).str();
       continue;
     }
+    bool Placed = false;
     for (unsigned I = 0; I < Inlined->getNumberOfFrames(); ++I) {
       const llvm::DILineInfo &L = Inlined->getFrame(I);
       if (L.FileName == llvm::DILineInfo::BadString || L.Line == 0 ||
@@ -72,10 +73,15 @@ void place(llvm::symbolize::LLVMSymbolizer &Symbolizer,
         continue;
       llvm::SmallString<256> Path(L.FileName);
       llvm::sys::path::remove_dots(Path, /*remove_dot_dot=*/true);
-      Site.File = Path.str().str();
-      Site.Line = L.Line;
-      return;
+      if (Site.Lines.empty()) {
+        Site.File = Path.str().str();
+        Site.Line = L.Line;
+      }
+      Site.Lines.emplace_back(Path.str().str(), L.Line);
+      Placed = true;
     }
+    if (Placed || !Site.Lines.empty())
+      continue;
     // No line: the first function that is not LibTorch's or the C++
     // library's (their inline code is compiled into the program too).
     std::string Fn;
@@ -176,41 +182,68 @@ RuntimeResult joinRuntime(std::vector<Finding> &Findings,
       Merged;
   for (const RuntimeSite &S : Sites) {
     RuntimeSite &M = Merged[{S.File, S.Line, S.Where, S.Op}];
-    if (M.Op.empty())
+    if (M.Op.empty()) {
       M = S;
-    else {
-      M.Count += S.Count;
-      M.Bytes += S.Bytes;
+      continue;
     }
+    M.Count += S.Count;
+    M.Bytes += S.Bytes;
+    for (const auto &L : S.Lines)
+      if (!llvm::is_contained(M.Lines, L))
+        M.Lines.push_back(L);
   }
-  std::map<std::pair<std::string, unsigned>, std::vector<const RuntimeSite *>>
-      ByLine;
-  for (const auto &[K, S] : Merged)
+  // Each line of the program -> the sites placed there, and the sites
+  // whose stacks pass through it.
+  using Line = std::pair<std::string, unsigned>;
+  std::map<Line, std::vector<const RuntimeSite *>> ByLine, Through;
+  for (const auto &[K, S] : Merged) {
     if (!S.File.empty())
       ByLine[{S.File, S.Line}].push_back(&S);
-  std::set<std::pair<std::string, unsigned>> Claimed;
+    for (const Line &L : S.Lines)
+      Through[L].push_back(&S);
+  }
+  std::set<const RuntimeSite *> Claimed;
   for (Finding &F : Findings) {
-    auto It = ByLine.find({F.Pos.File, F.Pos.Line});
-    if (It == ByLine.end())
+    // A finding is credited with the events on its line; a hidden-sync
+    // finding (the call at N, "the host waits here" at M inside a helper)
+    // with every event whose stack passes through N or M.
+    std::vector<Line> Waits;
+    for (const Note &N : F.Notes)
+      if (StringRef(N.Message).starts_with("the host waits here"))
+        Waits.emplace_back(N.Pos.File, N.Pos.Line);
+    std::vector<const RuntimeSite *> Credited;
+    auto Credit = [&](const std::map<Line, std::vector<const RuntimeSite *>> &M,
+                      const Line &L) {
+      if (auto It = M.find(L); It != M.end())
+        for (const RuntimeSite *S : It->second)
+          if (!llvm::is_contained(Credited, S))
+            Credited.push_back(S);
+    };
+    const Line Own{F.Pos.File, F.Pos.Line};
+    Credit(Waits.empty() ? ByLine : Through, Own);
+    for (const Line &W : Waits)
+      Credit(Through, W);
+    if (Credited.empty())
       continue;
     RuntimeSeen Seen;
     std::string Ops;
-    for (const RuntimeSite *S : It->second) {
+    for (const RuntimeSite *S : Credited) {
       Seen.Count += S->Count;
       Seen.Bytes += S->Bytes;
-      Ops += (Ops.empty() ? "" : ", ") + S->Op;
+      if (!StringRef(Ops).contains(S->Op))
+        Ops += (Ops.empty() ? "" : ", ") + S->Op;
+      Claimed.insert(S);
     }
     F.Runtime = Seen;
     F.Notes.push_back(
         {F.Pos, "seen at run time: " + describeRuntime(Seen.Count, Seen.Bytes) +
                     " (" + Ops + ")"});
-    Claimed.insert(It->first);
   }
   countRuntime(Findings, R);
   for (const auto &[K, S] : Merged) {
     if (S.File.empty())
       ++R.Unplaced;
-    if (S.File.empty() || !Claimed.count({S.File, S.Line}))
+    if (S.File.empty() || !Claimed.count(&S))
       R.WithoutFinding.push_back(S);
   }
   std::sort(R.WithoutFinding.begin(), R.WithoutFinding.end(),

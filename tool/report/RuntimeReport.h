@@ -22,6 +22,10 @@ struct RuntimeSite {
   std::string File; ///< absolute; empty when no debug information placed it
   unsigned Line = 0;
   std::string Where; ///< without debug information: "module!function+0x1f"
+  /// Every line of the program the event's stack passes through, innermost
+  /// first (File/Line is the first): a wait inside a helper also passes
+  /// through the helper's call.
+  std::vector<std::pair<std::string, unsigned>> Lines;
 };
 
 /// The join, for the summary and the reports.

@@ -1,11 +1,13 @@
 // A small training program for the runtime report: a sync in the training
 // loop that torch-tidy reports, one it cannot see (behind a std::function),
-// and a reported loop that never runs.
+// a reported loop that never runs, and a wait inside a helper reported at
+// its call.
 #include <torch/torch.h>
 #include <cstdio>
 #include <functional>
 
 static float read_mean(const torch::Tensor &t) { return t.mean().item<float>(); }
+static float read_max(const torch::Tensor &t) { return t.max().item<float>(); }
 
 void never_called(torch::nn::Linear &model, torch::optim::SGD &opt,
                   torch::Device device) {
@@ -35,6 +37,7 @@ int main(int argc, char **argv) {
     opt.step();
     std::printf("%f\n", loss.item<float>());
     report(loss);
+    read_max(loss);
   }
   if (argc > 2)
     never_called(model, opt, device);
