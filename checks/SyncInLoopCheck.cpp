@@ -16,6 +16,7 @@
 #include "clang/ASTMatchers/ASTMatchFinder.h"
 #include "llvm/ADT/SmallPtrSet.h"
 #include "llvm/ADT/StringExtras.h"
+#include <functional>
 #include <iterator>
 
 using namespace clang::ast_matchers;
@@ -94,8 +95,21 @@ static device::DeviceValue readDevice(const Expr *Call, const SyncOperation *Op,
   if (!MC || !Fn || !Op ||
       !(Op->Option == "item" || Op->Option == "cpu" || Op->Option == "to"))
     return {};
-  return device::DeviceFlow::get(Fn, Ctx).deviceOf(
-      MC->getImplicitObjectArgument());
+  const device::DeviceFlow &Flow = device::DeviceFlow::get(Fn, Ctx);
+  device::DeviceFact F = Flow.factOf(MC->getImplicitObjectArgument());
+  // A forward() argument is on the module's device for the device analysis
+  // (a CPU input there is the caller's mismatch); a read of it waits only if
+  // the callers pass a device tensor: caption lengths kept on the CPU for
+  // packing do not. The value is the callers' (CallerDevices.h), which
+  // batch mode answers across files (device::deferToProgram).
+  if (F.From.Kind == device::Origin::ForwardArgument)
+    for (const ParmVarDecl *P : Fn->parameters())
+      if (P->getLocation() == F.From.Loc)
+        return device::inheritsCPU(device::DeviceValue::inherited(P), Ctx)
+                   ? device::DeviceValue::cpu()
+               : device::exportsUnitFacts() ? device::DeviceValue::inherited(P)
+                                            : F.Device;
+  return F.Device;
 }
 
 std::pair<std::string, const SyncOperation *>
@@ -247,6 +261,54 @@ struct SyncInLoopCheck::Walk {
                       (isa<BreakStmt>(Branch) && BreakScopes == 0));
   }
 
+  /// True if \p Branch only reports: every statement writes to an output
+  /// stream or calls printf/puts, and one writes a message (a string
+  /// literal). The else of an `if` whose other branch does the work is
+  /// then the failure path of a test on the data ("out of bounds"), not a
+  /// step's work.
+  static bool onlyReports(const Stmt *Branch) {
+    if (!Branch)
+      return false;
+    bool Message = false;
+    std::function<bool(const Stmt *)> Reports = [&](const Stmt *S) {
+      if (const auto *CS = dyn_cast<CompoundStmt>(S))
+        return !CS->body_empty() && llvm::all_of(CS->body(), Reports);
+      const auto *E = dyn_cast<Expr>(S);
+      if (!E)
+        return false;
+      E = ast::stripImplicit(E);
+      std::function<void(const Stmt *)> FindMessage = [&](const Stmt *X) {
+        Message |= isa<StringLiteral>(X);
+        for (const Stmt *C : X->children())
+          if (C)
+            FindMessage(C);
+      };
+      if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(E);
+          Op && Op->getOperator() == OO_LessLess) {
+        const Expr *Left = Op;
+        while (const auto *L = dyn_cast<CXXOperatorCallExpr>(Left)) {
+          if (L->getOperator() != OO_LessLess)
+            break;
+          Left = ast::stripImplicit(L->getArg(0));
+        }
+        const auto *RD = Left->getType()->getAsCXXRecordDecl();
+        if (!RD || !RD->getIdentifier() ||
+            !RD->getName().starts_with("basic_ostream"))
+          return false;
+        FindMessage(E);
+        return true;
+      }
+      const auto *Call = dyn_cast<CallExpr>(E);
+      const FunctionDecl *FD = Call ? Call->getDirectCallee() : nullptr;
+      if (!FD || !FD->getIdentifier() ||
+          !llvm::is_contained({"printf", "fprintf", "puts"}, FD->getName()))
+        return false;
+      FindMessage(E);
+      return true;
+    };
+    return Reports(Branch) && Message;
+  }
+
   void visitInBreakScope(const Stmt *S) {
     ++BreakScopes;
     visitChildren(S);
@@ -275,7 +337,9 @@ struct SyncInLoopCheck::Walk {
       // A periodic branch runs once per interval, a leaving one once.
       bool SkipThen = leavesLoop(If->getThen()) ||
                       (Check.AllowInPeriodicGuard && usesModulo(If->getCond()));
-      bool SkipElse = leavesLoop(If->getElse());
+      bool SkipElse =
+          leavesLoop(If->getElse()) ||
+          (onlyReports(If->getElse()) && !onlyReports(If->getThen()));
       visit(If->getInit());
       visit(If->getConditionVariableDeclStmt());
       visit(If->getCond());

@@ -45,15 +45,10 @@ DeviceFact DeviceFlowBuilder::initialFact(const ValueDecl *D) {
   if (const auto *P = dyn_cast<ParmVarDecl>(D)) {
     if (C == libtorch::Carrier::Device || C == libtorch::Carrier::DeviceType)
       return Symbolic();
-    // A forward() argument is on the module's device, unless every call in
-    // this file passes a CPU tensor (lengths kept on the host for packing).
     if (C == libtorch::Carrier::Tensor && Forward && P->getDeclContext() == Fn)
-      return inheritsCPU(DeviceValue::inherited(P), Ctx)
-                 ? DeviceFact{DeviceValue::inherited(P), {}, Origin()}
-                 : DeviceFact{DeviceValue::moduleDevice(),
-                              {},
-                              Origin(Origin::ForwardArgument,
-                                     P->getLocation())};
+      return {DeviceValue::moduleDevice(),
+              {},
+              Origin(Origin::ForwardArgument, P->getLocation())};
     if (C == libtorch::Carrier::Tensor)
       return {DeviceValue::inherited(P), {}, Origin()};
     return DeviceFact::unknown();

@@ -9,6 +9,7 @@
 #include "clang/AST/DeclCXX.h"
 #include "clang/AST/ExprCXX.h"
 #include "llvm/ADT/StringSet.h"
+#include <functional>
 
 namespace clang::tidy::torch::program {
 
@@ -158,6 +159,42 @@ static const Expr *readTensor(const CallExpr *Call) {
   return nullptr;
 }
 
+/// True if a call of \p FD, a function of the program, may wait for the
+/// device: its body (or the bodies it calls, three deep) makes a blocking
+/// call anywhere, loops included, or cannot be read here.
+static bool mayWaitInside(const FunctionDecl *FD, ASTContext &Ctx,
+                          unsigned Depth = 3) {
+  const FunctionDecl *Def = nullptr;
+  if (!FD->hasBody(Def) || Def->isDependentContext())
+    return true;
+  thread_local llvm::DenseMap<const FunctionDecl *, bool> Known;
+  thread_local const ASTContext *KnownCtx = nullptr;
+  if (KnownCtx != &Ctx) {
+    Known.clear();
+    KnownCtx = &Ctx;
+  }
+  if (auto It = Known.find(Def); It != Known.end())
+    return It->second;
+  Known[Def] = false; // a recursive call adds nothing
+  std::function<bool(const Stmt *)> Waits = [&](const Stmt *S) {
+    if (!S)
+      return false;
+    if (const auto *Call = dyn_cast<CallExpr>(S)) {
+      if (libtorch::syncOperationOf(Call, true, Ctx))
+        return true;
+      const FunctionDecl *Callee = Call->getDirectCallee();
+      if (Callee && Depth > 0 && !libtorch::isLibraryDecl(Callee) &&
+          !isa<CXXOperatorCallExpr>(Call) && Callee->hasBody() &&
+          mayWaitInside(Callee, Ctx, Depth - 1))
+        return true;
+    }
+    return llvm::any_of(S->children(), Waits);
+  };
+  bool Answer = Waits(Def->getBody());
+  Known[Def] = Answer;
+  return Answer;
+}
+
 HostCallKind classifyHostCall(const CallExpr *Call,
                               const device::DeviceFlow &Flow, ASTContext &Ctx) {
   if (const libtorch::SyncOperation *Op =
@@ -167,6 +204,16 @@ HostCallKind classifyHostCall(const CallExpr *Call,
                    !Flow.isOnCPU(Read)
                ? HostCallKind::MayWait
                : HostCallKind::Other;
+  }
+  // A function of the program other than a module's forward() may wait
+  // inside (write_results() reading its detections back to the host).
+  if (const FunctionDecl *FD = Call->getDirectCallee();
+      FD && !libtorch::isLibraryDecl(FD) && !isa<CXXOperatorCallExpr>(Call) &&
+      !(FD->getIdentifier() && FD->getName() == "forward")) {
+    if (mayWaitInside(FD, Ctx))
+      return HostCallKind::MayWait;
+    return workDevice(Call, Flow).isDeviceSide() ? HostCallKind::DeviceWork
+                                                 : HostCallKind::Other;
   }
   if (workDevice(Call, Flow).isDeviceSide())
     return HostCallKind::DeviceWork;

@@ -126,6 +126,26 @@ void synchronize(torch::Tensor x, c10::Stream stream) {
   }
 }
 
+// A branch that only reports is a failure path only as the else of one that
+// works: printing in the then-branch, or in both, is a step's work.
+void reportingBranches(torch::Tensor x, torch::Tensor y, bool verbose) {
+  for (int step = 0; step < 10; ++step) {
+    x.backward();
+    if (verbose) {
+      std::cout << "loss " << y << std::endl;
+      // CHECK-MESSAGES: :[[@LINE-1]]:28: warning: printing a tensor with 'operator<<' makes the host wait
+    } else {
+      y.add_(1);
+    }
+    if (step > 5)
+      std::cout << "late " << y << std::endl;
+    // CHECK-MESSAGES: :[[@LINE-1]]:28: warning: printing a tensor with 'operator<<' makes the host wait
+    else
+      std::cout << "early " << y << std::endl;
+    // CHECK-MESSAGES: :[[@LINE-1]]:29: warning: printing a tensor with 'operator<<' makes the host wait
+  }
+}
+
 // A wait under an `if` is the timing's only next to a clock read, and only
 // when the `if` does nothing else.
 void conditional_synchronize(torch::Tensor x, torch::Device device) {
