@@ -161,7 +161,8 @@ bool sourcesOf(const Expr *E, const FunctionDecl *Fn,
   if (!E || !Fn)
     return false;
   if (libtorch::isTensorType(E->getType())) {
-    Out.push_back(DeviceFlow::get(Fn, Fn->getASTContext()).deviceOf(E));
+    Out.push_back(
+        DeviceFlow::getForCallers(Fn, Fn->getASTContext()).deviceOf(E));
     return true;
   }
   if (const Decl *Root = libtorch::isTensorSequenceType(E->getType())

@@ -15,6 +15,9 @@ namespace {
 struct FlowCache {
   const ASTContext *Ctx = nullptr;
   llvm::DenseMap<const FunctionDecl *, std::unique_ptr<DeviceFlow>> Flows;
+  /// getForCallers: the template instantiations' analyses.
+  llvm::DenseMap<const FunctionDecl *, std::unique_ptr<DeviceFlow>>
+      Instantiations;
   llvm::DenseMap<const Type *, libtorch::Carrier> Carriers;
   llvm::DenseMap<const CXXRecordDecl *, libtorch::ModuleRegistrations>
       Registrations;
@@ -22,6 +25,7 @@ struct FlowCache {
   void clear() {
     Ctx = nullptr;
     Flows.clear();
+    Instantiations.clear();
     Carriers.clear();
     Registrations.clear();
   }
@@ -158,7 +162,7 @@ void DeviceFlowBuilder::run() {
     Out.Skip = "no body";
     return;
   }
-  if (ast::isTemplateCode(Fn)) {
+  if (Instantiations ? Fn->isDependentContext() : ast::isTemplateCode(Fn)) {
     Out.Skip = "template code";
     return;
   }
@@ -503,6 +507,26 @@ const DeviceFlow &DeviceFlow::get(const FunctionDecl *FD, ASTContext &Ctx) {
   It->second = std::make_unique<DeviceFlow>();
   DeviceFlow &Flow = *It->second;
   DeviceFlowBuilder(Def, Ctx, Flow).run();
+  return Flow;
+}
+
+const DeviceFlow &DeviceFlow::getForCallers(const FunctionDecl *FD,
+                                            ASTContext &Ctx) {
+  if (!ast::isTemplateCode(FD) || FD->isDependentContext())
+    return get(FD, Ctx);
+  if (Cache.Ctx != &Ctx) {
+    Cache.clear();
+    Cache.Ctx = &Ctx;
+  }
+  const FunctionDecl *Def = FD;
+  if (const FunctionDecl *D = FD->getDefinition())
+    Def = D;
+  auto [It, New] = Cache.Instantiations.try_emplace(Def);
+  if (!New)
+    return *It->second;
+  It->second = std::make_unique<DeviceFlow>();
+  DeviceFlow &Flow = *It->second;
+  DeviceFlowBuilder(Def, Ctx, Flow, /*Instantiations=*/true).run();
   return Flow;
 }
 

@@ -83,6 +83,11 @@ public:
   /// cached until clearCache(). Thread-local (torch-clangd builds ASTs on
   /// several threads).
   static const DeviceFlow &get(const FunctionDecl *FD, ASTContext &Ctx);
+  /// The same, also for a template instantiation (get() skips those): what a
+  /// caller that is a function template passes (CallerDevices.h). Never
+  /// used for findings, which template code does not get.
+  static const DeviceFlow &getForCallers(const FunctionDecl *FD,
+                                         ASTContext &Ctx);
   /// Drops every cached analysis. Each check that uses DeviceFlow calls it
   /// from onStartOfTranslationUnit() and onEndOfTranslationUnit().
   static void clearCache();

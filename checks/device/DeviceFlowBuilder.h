@@ -46,8 +46,12 @@ struct ScanFacts {
 /// values of expressions in DeviceEval.cpp.
 class DeviceFlowBuilder {
 public:
-  DeviceFlowBuilder(const FunctionDecl *FD, ASTContext &Ctx, DeviceFlow &Out)
-      : Fn(FD), Ctx(Ctx), Out(Out), Forward(DeviceFlow::isModuleForward(FD)) {}
+  /// \p Instantiations: analyse a template instantiation too (for what a
+  /// caller passes, DeviceFlow::getForCallers).
+  DeviceFlowBuilder(const FunctionDecl *FD, ASTContext &Ctx, DeviceFlow &Out,
+                    bool Instantiations = false)
+      : Fn(FD), Ctx(Ctx), Out(Out), Forward(DeviceFlow::isModuleForward(FD)),
+        Instantiations(Instantiations) {}
 
   void run();
 
@@ -101,6 +105,7 @@ private:
   ASTContext &Ctx;
   DeviceFlow &Out;
   const bool Forward;
+  const bool Instantiations;
   ScanFacts Scan;
   std::unique_ptr<CFG> Graph;
   llvm::DenseSet<const Stmt *> Elements;

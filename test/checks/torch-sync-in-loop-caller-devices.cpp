@@ -193,3 +193,19 @@ void decode(Decoder decoder, torch::Tensor features, torch::Device device) {
         .sum()
         .backward();
 }
+
+// A caller that is a function template passes a CPU copy: its instantiation
+// is read for what it passes (findings in template code stay off).
+std::vector<int64_t> caption_lengths(torch::Tensor ids) {
+  std::vector<int64_t> out;
+  for (int64_t i = 0; i < ids.size(0); ++i)
+    out.push_back(ids[i].item<int64_t>());
+  return out;
+}
+template <typename Model>
+std::vector<int64_t> sample(Model &model, torch::Tensor features) {
+  auto ids = model->forward(features).argmax(1);
+  return caption_lengths(ids.cpu());
+}
+template std::vector<int64_t> sample<torch::nn::Linear>(torch::nn::Linear &,
+                                                        torch::Tensor);
