@@ -5,6 +5,7 @@
 #include "device/CallerDevices.h"
 #include "device/DeviceDiagnostics.h"
 #include "device/DeviceFlow.h"
+#include "device/ProgramFacts.h"
 #include "libtorch/HostSync.h"
 #include "libtorch/ProgramCode.h"
 #include "libtorch/TorchTypes.h"
@@ -64,8 +65,14 @@ void SyncInLoopCheck::onStartOfTranslationUnit() {
 }
 
 void SyncInLoopCheck::onEndOfTranslationUnit() {
-  if (Unit)
+  if (Unit) {
     device::writeUnitFacts(*Unit);
+    std::string Lines = program::perStepFacts(*Unit);
+    for (const std::string &L : PerStepNeeds)
+      Lines += L;
+    device::appendUnitFacts(Lines);
+  }
+  PerStepNeeds.clear();
   Unit = nullptr;
   device::DeviceFlow::clearCache();
   program::clearHiddenSyncCache();
@@ -81,9 +88,16 @@ void SyncInLoopCheck::registerMatchers(MatchFinder *Finder) {
   // Loops top-down, with their function (DeviceFlow's facts are per
   // function); check() reads the bodies of the hot ones.
   Finder->addMatcher(program::functionLoops(), this);
-  // A batch worker writes the unit's facts even when it has no loop.
-  if (device::exportsUnitFacts())
+  // A batch worker writes the unit's facts even when it has no loop, and
+  // reads the bodies of functions that other files may call once per step.
+  if (device::exportsUnitFacts()) {
     Finder->addMatcher(translationUnitDecl().bind("unit"), this);
+    Finder->addMatcher(functionDecl(isDefinition(),
+                                    unless(libtorch::isLibraryCode()),
+                                    unless(ast::lambdaInFunction()))
+                           .bind("body"),
+                       this);
+  }
 }
 
 /// The device of the tensor \p Call reads, for `.item()`, `.cpu()` and
@@ -169,6 +183,8 @@ struct SyncInLoopCheck::Walk {
   const FunctionDecl *Fn;
   /// Calls whose value is thrown away (`x.to(torch::kCPU);`).
   llvm::SmallPtrSet<const Expr *, 8> Discarded;
+  /// Only the statements outside loops (a function body, perStepElsewhere).
+  bool OutsideLoops = false;
   /// Waits right before or after a clock read (program::collectTimingWaits):
   /// they make the timing right and are not stalls.
   llvm::SmallPtrSet<const Expr *, 4> TimingWaits;
@@ -233,6 +249,7 @@ struct SyncInLoopCheck::Walk {
     SourceLocation Loc = SM.getFileLoc(E->getExprLoc());
     if (!Check.reportOnce(Loc))
       return;
+    Check.needsPerStep(Loc, Marker, SM);
     Check.diag(Loc, "%0 copies a tensor %1 into a CPU tensor, which makes the "
                     "host wait for the device on every iteration of %2; "
                     "collect the results on the device and copy them to the "
@@ -320,6 +337,8 @@ struct SyncInLoopCheck::Walk {
       return;
     if (isa<SwitchStmt>(S))
       return visitInBreakScope(S);
+    if (OutsideLoops && (ast::isLoop(S) || isa<LambdaExpr>(S)))
+      return;
     if (ast::isLoop(S)) {
       markLoopPositions(S);
       if (!program::findHotMarker(S))
@@ -376,6 +395,16 @@ struct SyncInLoopCheck::Walk {
   }
 };
 
+void SyncInLoopCheck::needsPerStep(SourceLocation Loc,
+                                   const program::HotMarker &Marker,
+                                   const SourceManager &SM) {
+  if (!Marker.Elsewhere)
+    return;
+  if (auto Pos = device::findingPosition(Loc, SM))
+    PerStepNeeds.insert(device::ProgramFacts::perStepNeedFact(
+        Pos->first, Pos->second, device::functionKey(Marker.Elsewhere)));
+}
+
 void SyncInLoopCheck::report(const Expr *Call, StringRef Subject,
                              const SyncOperation *Op,
                              const program::HotMarker &Marker,
@@ -383,6 +412,7 @@ void SyncInLoopCheck::report(const Expr *Call, StringRef Subject,
   SourceLocation Loc = SM.getFileLoc(Call->getExprLoc());
   if (!reportOnce(Loc))
     return;
+  needsPerStep(Loc, Marker, SM);
   if (Inside) {
     diag(Loc, "%0 makes the host wait for the device on every iteration of "
               "%1: it calls %2 inside; call it only under a "
@@ -424,11 +454,23 @@ void SyncInLoopCheck::check(const MatchFinder::MatchResult &Result) {
   // A program that never names a GPU waits for none.
   if (!program::mayUseGPU(Ctx))
     return;
+  if (const auto *Body = Result.Nodes.getNodeAs<FunctionDecl>("body")) {
+    // Outside its loops (those are roots of their own, with the same
+    // marker), the body of a function another file may call once per step.
+    program::HotMarker Marker = program::perStepElsewhere(Body, Ctx);
+    if (!Marker)
+      return;
+    Marker.Body = true;
+    Walk W{*this, Marker, Ctx, Body, {}, false, {}};
+    W.OutsideLoops = true;
+    W.visit(Body->getBody());
+    return;
+  }
   const auto *Fn = Result.Nodes.getNodeAs<FunctionDecl>("fn");
   program::HotMarker Marker = program::hotLoop(Loop, Fn, Ctx);
   if (!Marker)
     return;
-  Walk W{*this, Marker, Ctx, Fn, {}, {}};
+  Walk W{*this, Marker, Ctx, Fn, {}, false, {}};
   W.markLoopPositions(Loop);
   for (const Stmt *Part : ast::iterationParts(Loop))
     W.visit(Part);

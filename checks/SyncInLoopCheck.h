@@ -6,6 +6,7 @@
 #include "program/HotLoops.h"
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/Expr.h"
+#include <set>
 #include <string>
 #include <utility>
 #include <vector>
@@ -42,7 +43,14 @@ private:
               const program::HotMarker &Marker, const SourceManager &SM,
               const CallExpr *Inside = nullptr);
 
+  /// Marks the finding at \p Loc as made with \p Marker: one made as if its
+  /// function ran once per step is kept only if another file calls it so.
+  void needsPerStep(SourceLocation Loc, const program::HotMarker &Marker,
+                    const SourceManager &SM);
+
   std::vector<std::string> SyncFunctions;
+  /// The Q lines of this unit (device::ProgramFacts).
+  std::set<std::string> PerStepNeeds;
   /// In a batch worker: the unit whose facts onEndOfTranslationUnit()
   /// writes (CallerDevices.h).
   ASTContext *Unit = nullptr;

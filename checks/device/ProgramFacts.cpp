@@ -57,6 +57,23 @@ std::string ProgramFacts::callerDeferredFact(llvm::StringRef Check,
       .str();
 }
 
+std::string ProgramFacts::perStepFact(llvm::StringRef Fn) {
+  return ("S\t" + Fn + "\n").str();
+}
+
+std::string ProgramFacts::perStepNeedFact(llvm::StringRef File, unsigned Offset,
+                                          llvm::StringRef Fn) {
+  return ("Q\t" + File + "\t" + llvm::Twine(Offset) + "\t" + Fn + "\n").str();
+}
+
+bool ProgramFacts::perStepNowhere(llvm::StringRef File, unsigned Offset) const {
+  auto It = PerStepNeeds.find({File.str(), Offset});
+  return It != PerStepNeeds.end() &&
+         llvm::none_of(It->second, [&](const std::string &Fn) {
+           return PerStep.count(Fn) != 0;
+         });
+}
+
 void ProgramFacts::add(llvm::StringRef Text) {
   llvm::SmallVector<llvm::StringRef, 0> Lines;
   Text.split(Lines, '\n', -1, false);
@@ -73,6 +90,10 @@ void ProgramFacts::add(llvm::StringRef Text) {
       Inflow[parameter(N, F[1])].push_back(Rest(3));
     else if (F[0] == "D" && F.size() >= 4 && !F[2].getAsInteger(10, N))
       Deferred[{F[1].str(), N}].push_back(Rest(3));
+    else if (F[0] == "S" && F.size() >= 2)
+      PerStep[Rest(1)] = true;
+    else if (F[0] == "Q" && F.size() >= 4 && !F[2].getAsInteger(10, N))
+      PerStepNeeds[{F[1].str(), N}].push_back(Rest(3));
     else if (F[0] == "G" && F.size() >= 3)
       Inflow[guardOf(F[1])].push_back(Rest(2));
     else if (F[0] == "P" && F.size() >= 4 && !F[2].getAsInteger(10, N))

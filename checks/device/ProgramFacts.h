@@ -29,6 +29,13 @@
 //                             not proven by every call in the program
 // Here a function no unit calls proves nothing: it is an entry point, called
 // from Python or another program.
+//
+// And: does some unit call a function once per training step
+// (program/HotLoops.h)?
+//   S <fn>                    a unit calls <fn>, defined elsewhere, once per
+//                             step
+//   Q <file> <offset> <fn>    the finding at <offset>, made as if <fn> ran
+//                             once per step, stands only if a unit says so
 #ifndef TORCH_TIDY_DEVICE_PROGRAMFACTS_H
 #define TORCH_TIDY_DEVICE_PROGRAMFACTS_H
 
@@ -63,6 +70,9 @@ public:
   static std::string guardFact(llvm::StringRef Fn, llvm::StringRef Value);
   static std::string proofFact(llvm::StringRef Fn, unsigned Index,
                                llvm::StringRef Value);
+  static std::string perStepFact(llvm::StringRef Fn);
+  static std::string perStepNeedFact(llvm::StringRef File, unsigned Offset,
+                                     llvm::StringRef Fn);
   static std::string callerDeferredFact(llvm::StringRef Check,
                                         llvm::StringRef File, unsigned Offset,
                                         llvm::StringRef Value);
@@ -79,6 +89,9 @@ public:
   /// all it needs.
   bool provenByCallersEverywhere(llvm::StringRef Check, llvm::StringRef File,
                                  unsigned Offset) const;
+  /// True when the finding in \p File at \p Offset was made as if its
+  /// function ran once per step (Q lines) and no unit calls it so.
+  bool perStepNowhere(llvm::StringRef File, unsigned Offset) const;
 
 private:
   /// "ret <fn>" or "param <i> <fn>" -> the values flowing into it.
@@ -87,6 +100,9 @@ private:
   std::map<std::tuple<std::string, std::string, unsigned>,
            std::vector<std::string>>
       CallerDeferred;
+  std::map<std::string, bool> PerStep; ///< S lines
+  std::map<std::pair<std::string, unsigned>, std::vector<std::string>>
+      PerStepNeeds; ///< Q lines
   /// True when every value that reaches \p Value is "guarded" or "cuda",
   /// and one does; a function no unit calls proves nothing.
   bool provenByCallers(llvm::StringRef Value) const;

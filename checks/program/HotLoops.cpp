@@ -1,7 +1,9 @@
 //===- HotLoops.cpp - loops that run once per step ---------------------===//
 #include "program/HotLoops.h"
 #include "ast/ASTHelpers.h"
+#include "device/CallerDevices.h"
 #include "device/DeviceFlow.h"
+#include "device/ProgramFacts.h"
 #include "libtorch/DeviceRules.h"
 #include "libtorch/ProgramCode.h"
 #include "libtorch/TorchModules.h"
@@ -12,6 +14,7 @@
 #include "llvm/ADT/DenseMap.h"
 #include <array>
 #include <deque>
+#include <set>
 
 namespace clang::tidy::torch::program {
 
@@ -33,6 +36,8 @@ std::string HotMarker::loopName() const {
   switch (Kind) {
   case HotMarkerKind::InForward:
   case HotMarkerKind::CalledPerStep:
+    if (Body)
+      return "the training loop that calls '" + Name + "' in another file";
     return "this loop in '" + Name + "'";
   case HotMarkerKind::PerElement:
     return Name.empty() ? "this loop over a tensor's elements"
@@ -43,9 +48,10 @@ std::string HotMarker::loopName() const {
 }
 
 SourceLocation HotMarker::location() const {
-  return E         ? E->getExprLoc()
-         : Forward ? Forward->getLocation()
-                   : SourceLocation();
+  return E           ? E->getExprLoc()
+         : Forward   ? Forward->getLocation()
+         : Elsewhere ? Elsewhere->getLocation()
+                     : SourceLocation();
 }
 
 std::string HotMarker::describe() const {
@@ -69,6 +75,8 @@ std::string HotMarker::describe() const {
   case HotMarkerKind::InForward:
     return "'" + Name + "' runs on every call of the module";
   case HotMarkerKind::CalledPerStep:
+    if (Elsewhere)
+      return "'" + Name + "' is called once per step in another file";
     return "'" + Name + "' is called here " + Why;
   case HotMarkerKind::PerElement:
     return "this loop runs once per element of " +
@@ -333,6 +341,8 @@ struct HotLoopState {
   /// Function -> its loops that are hot (hotLoop()).
   llvm::DenseMap<const FunctionDecl *, llvm::DenseMap<const Stmt *, HotMarker>>
       Roots;
+  /// Keys of the functions defined elsewhere that run once per step.
+  std::set<std::string> PerStepElsewhere;
 };
 thread_local HotLoopState State;
 
@@ -404,6 +414,11 @@ void buildPerStep(ASTContext &Ctx) {
     PerStepSeed Seed = std::move(Work.front());
     Work.pop_front();
     const FunctionDecl *Def = userCallee(Seed.Call);
+    if (const FunctionDecl *FD = Seed.Call->getDirectCallee();
+        !Def && FD && !FD->hasBody() && device::isUserFunction(FD) &&
+        !libtorch::isLibraryDecl(FD) &&
+        !device::DeviceFlow::isModuleForward(FD))
+      State.PerStepElsewhere.insert(device::functionKey(FD));
     if (!Def || device::DeviceFlow::isModuleForward(Def))
       continue;
     auto [It, New] = State.PerStep.try_emplace(Def->getCanonicalDecl());
@@ -436,10 +451,15 @@ void collectRoots(const Stmt *S, const HotMarker &Context, bool Covered,
     HotMarker M = findHotMarker(S);
     // In forward() or a per-step function, the place names a module call's
     // loop better than "inference".
-    if (M && M.Kind == HotMarkerKind::Forward && Context)
+    if (M && M.Kind == HotMarkerKind::Forward && Context && !Context.Elsewhere)
       M = Context;
+    // A function that may run per step from another file: its loops that
+    // are hot by themselves keep their own marker, and findings made with
+    // the conditional one are only kept if the program confirms it.
     if (!M && !Covered)
-      M = Context ? Context : perElementMarker(S);
+      M = Context && !Context.Elsewhere ? Context : perElementMarker(S);
+    if (!M && !Covered && Context.Elsewhere)
+      M = Context;
     if (M) {
       Roots[S] = std::move(M);
       Covered = true;
@@ -469,11 +489,36 @@ HotMarker hotLoop(const Stmt *Loop, const FunctionDecl *Fn, ASTContext &Ctx) {
       Context.Name = Fn->getQualifiedNameAsString();
     } else {
       Context = perStepCall(Fn, Ctx);
+      if (!Context)
+        Context = perStepElsewhere(Fn, Ctx);
     }
     collectRoots(Fn->getBody(), Context, false, It->second);
   }
   auto Root = It->second.find(Loop);
   return Root == It->second.end() ? HotMarker() : Root->second;
+}
+
+HotMarker perStepElsewhere(const FunctionDecl *Fn, ASTContext &Ctx) {
+  HotMarker M;
+  const auto *MD = dyn_cast<CXXMethodDecl>(Fn);
+  if (!device::exportsUnitFacts() || !Fn->isExternallyVisible() ||
+      Fn->isMain() || !Fn->getIdentifier() || ast::isTemplateCode(Fn) ||
+      libtorch::isLibraryDecl(Fn) || (MD && MD->getParent()->isLambda()) ||
+      isa<CXXConstructorDecl, CXXDestructorDecl>(Fn) ||
+      device::DeviceFlow::isModuleForward(Fn) || perStepCall(Fn, Ctx))
+    return M;
+  M.Kind = HotMarkerKind::CalledPerStep;
+  M.Elsewhere = Fn;
+  M.Name = Fn->getQualifiedNameAsString();
+  return M;
+}
+
+std::string perStepFacts(ASTContext &Ctx) {
+  ensureBuilt(Ctx);
+  std::string Lines;
+  for (const std::string &Key : State.PerStepElsewhere)
+    Lines += device::ProgramFacts::perStepFact(Key);
+  return Lines;
 }
 
 void clearHotLoopCache() {

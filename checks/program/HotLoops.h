@@ -75,8 +75,15 @@ struct HotMarker {
   /// The user's function that runs the marker, when the loop calls it
   /// (`train_step(model, batch)`); E is then that call.
   std::string Via;
+  /// CalledPerStep in batch mode: a function that no call here runs per
+  /// step, which another file may call once per step (perStepElsewhere());
+  /// Body: the marker of its body outside loops, not of a loop.
+  const FunctionDecl *Elsewhere = nullptr;
+  bool Body = false;
 
-  explicit operator bool() const { return E != nullptr || Forward; }
+  explicit operator bool() const {
+    return E != nullptr || Forward || Elsewhere;
+  }
   /// "training", "inference", "loss-computing" or "data-loading" for the
   /// markers; "" for the others.
   StringRef loopKind() const;
@@ -104,6 +111,17 @@ HotMarker hotLoop(const Stmt *Loop, const FunctionDecl *Fn, ASTContext &Ctx);
 /// Why \p Fn runs once per step, when it does: the call that makes it so
 /// (HotMarker::E) and the reason (HotMarker::Why); else an empty marker.
 HotMarker perStepCall(const FunctionDecl *Fn, ASTContext &Ctx);
+
+/// In batch mode, for a function of the program that no call in this unit
+/// runs once per step and that other files can call: a CalledPerStep marker
+/// as if one did (HotMarker::Elsewhere). Findings made with it are kept only
+/// if another unit calls the function once per step (perStepFacts(),
+/// device::ProgramFacts S and Q lines). Else an empty marker.
+HotMarker perStepElsewhere(const FunctionDecl *Fn, ASTContext &Ctx);
+
+/// The S lines of this unit: the functions defined in other files that it
+/// calls once per step.
+std::string perStepFacts(ASTContext &Ctx);
 
 void clearHotLoopCache();
 

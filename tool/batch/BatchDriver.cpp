@@ -754,6 +754,11 @@ void Batch::dropCPUReads() {
     return Program.provenByCallersEverywhere(F.Check, F.Pos.File, F.Pos.Offset);
   });
   S.ProvenByCallersAcrossUnits = Before - Findings.size();
+  // Findings made as if a function ran once per step, which no unit calls
+  // so: they were never findings of the program (not counted).
+  llvm::erase_if(Findings, [&](const Finding &F) {
+    return Program.perStepNowhere(F.Pos.File, F.Pos.Offset);
+  });
 }
 
 /// Baseline and diff: what is hidden, and how much of it.
