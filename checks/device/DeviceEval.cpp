@@ -193,6 +193,15 @@ DeviceFact DeviceFlowBuilder::computeNode(const Expr *E, libtorch::Carrier C) {
     libtorch::Carrier BC = carrier(Base);
     if (BC == libtorch::Carrier::Example)
       return get(Base);
+    // A tensor in a struct of a data-loader batch (`batch.target.lengths`):
+    // the batch's device.
+    if (C == libtorch::Carrier::Tensor)
+      for (const Expr *Outer = Base;
+           const auto *OME = dyn_cast<MemberExpr>(Outer);) {
+        Outer = ast::stripImplicit(OME->getBase());
+        if (carrier(Outer) == libtorch::Carrier::Example)
+          return get(Outer);
+      }
     if (BC == libtorch::Carrier::Module) {
       DeviceFact M = get(Base);
       if (C == libtorch::Carrier::Tensor && M.Device.isKnown())

@@ -120,6 +120,10 @@ struct Prescan : RecursiveASTVisitor<Prescan> {
       Loops[V] = {LoopSource::Loader, Range, nullptr};
       return true;
     }
+    if (cachedCarrier(T) == libtorch::Carrier::ExampleVector) {
+      Loops[V] = {LoopSource::Elements, Range, nullptr};
+      return true;
+    }
     if (const auto *MC = dyn_cast<CXXMemberCallExpr>(ast::stripImplicit(Range)))
       if (const CXXMethodDecl *MD = MC->getMethodDecl())
         if (MD->getIdentifier() &&
@@ -340,7 +344,11 @@ void DeviceFlowBuilder::transferElement(const Stmt *S) {
                C == libtorch::Carrier::Example ? TensorRank::nonScalar()
                                                : TensorRank::unknown(),
                Origin(Origin::LoaderBatch, L.Range)};
-        else if (L.Kind == LoopSource::Parameters &&
+        else if (L.Kind == LoopSource::Elements &&
+                 C == libtorch::Carrier::Example) {
+          F = get(L.Range);
+          F.Rank = TensorRank::unknown();
+        } else if (L.Kind == LoopSource::Parameters &&
                  C == libtorch::Carrier::Tensor) {
           DeviceValue M = get(L.Module).Device;
           if (M.isKnown())

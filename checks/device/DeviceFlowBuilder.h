@@ -25,7 +25,8 @@ using State = llvm::SmallDenseMap<const ValueDecl *, DeviceFact, 16>;
 
 /// A range-for loop whose variable DeviceFlow knows.
 struct LoopSource {
-  enum : unsigned char { Loader, Parameters } Kind;
+  /// Elements: over a vector of data-loader examples, each on its device.
+  enum : unsigned char { Loader, Parameters, Elements } Kind;
   const Expr *Range;  ///< the range expression
   const Expr *Module; ///< Parameters: the module
 };

@@ -67,3 +67,35 @@ void in_lambda(Net &net, torch::Tensor x) {
   };
   epoch();
 }
+
+// A tensor in a struct of a data-loader batch (annotation tensors a loss's
+// target builder reads element by element) is on the CPU like the batch.
+struct Captions {
+  torch::Tensor ids, lengths;
+};
+using CaptionExample = torch::data::Example<torch::Tensor, Captions>;
+struct CaptionSet : torch::data::datasets::Dataset<CaptionSet, CaptionExample> {
+  CaptionExample get(size_t) override {
+    return {torch::rand({4}), {torch::ones({3}), torch::ones({1})}};
+  }
+  torch::optional<size_t> size() const override { return 8; }
+};
+void caption_batches(Net &net, torch::optim::SGD &opt, torch::Device device) {
+  auto loader = torch::data::make_data_loader(CaptionSet(), 4);
+  for (auto &batch : *loader) {
+    for (auto &example : batch) {
+      auto loss = net->forward(example.data.to(device)).sum();
+      loss.backward();
+      opt.step();
+      for (int64_t i = 0; i < example.target.ids.size(0); ++i) {
+        int64_t id = example.target.ids[i].item<int64_t>();
+        int64_t len = example.target.lengths[0].item<int64_t>();
+        float l = loss.item<float>();
+        // CHECK-MESSAGES: :[[@LINE-1]]:24: warning: 'Tensor::item' makes the host wait
+        (void)id;
+        (void)len;
+        (void)l;
+      }
+    }
+  }
+}
