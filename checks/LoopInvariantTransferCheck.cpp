@@ -12,6 +12,7 @@
 #include "clang/ASTMatchers/ASTMatchFinder.h"
 #include "llvm/ADT/SmallPtrSet.h"
 #include "llvm/Support/FormatVariadic.h"
+#include <functional>
 
 using namespace clang::ast_matchers;
 
@@ -269,12 +270,44 @@ static void collectConversions(const Stmt *S,
     collectConversions(Child, Out);
 }
 
+/// The innermost loop of \p Body around \p Loop that is hot by itself, or
+/// null: a loop nested in a hot loop runs all its iterations on every step.
+static const Stmt *enclosingHotLoop(const Stmt *Loop, const Stmt *Body) {
+  llvm::SmallVector<const Stmt *, 4> Hot;
+  const Stmt *Found = nullptr;
+  std::function<bool(const Stmt *)> Walk = [&](const Stmt *S) {
+    if (!S || isa<LambdaExpr>(S))
+      return false;
+    if (S == Loop) {
+      Found = Hot.empty() ? nullptr : Hot.back();
+      return true;
+    }
+    const bool IsHot = ast::isLoop(S) && program::findHotMarker(S);
+    if (IsHot)
+      Hot.push_back(S);
+    for (const Stmt *Child : S->children())
+      if (Walk(Child))
+        return true;
+    if (IsHot)
+      Hot.pop_back();
+    return false;
+  };
+  Walk(Body);
+  return Found;
+}
+
 void LoopInvariantTransferCheck::checkLoop(
     const Stmt *Loop, const FunctionDecl *Fn,
     const MatchFinder::MatchResult &Result) {
   if (ast::isTemplateCode(Fn)) // DeviceFlow skips it
     return;
   program::HotMarker Marker = program::findHotMarker(Loop);
+  // A loop nested in a hot loop repeats its iterations on every step (a
+  // loop over the words of each caption in an inference loop).
+  const bool Nested = !Marker;
+  if (Nested)
+    if (const Stmt *Outer = enclosingHotLoop(Loop, Fn->getBody()))
+      Marker = program::findHotMarker(Outer);
   if (!Marker)
     return;
   const SourceManager &SM = *Result.SourceManager;
@@ -331,9 +364,13 @@ void LoopInvariantTransferCheck::checkLoop(
         << Name << C->getMethodDecl()->getName()
         << (To.isKnown() ? To.name() : std::string("its target device"))
         << Hoisted;
-    diag(LoopRange.getBegin(),
-         "this %0 loop repeats the transfer on every iteration",
-         DiagnosticIDs::Note)
+    diag(
+        LoopRange.getBegin(),
+        Nested
+            ? "this loop, nested in the %0 loop, repeats the transfer on every "
+              "iteration"
+            : "this %0 loop repeats the transfer on every iteration",
+        DiagnosticIDs::Note)
         << Marker.loopKind();
   }
 }

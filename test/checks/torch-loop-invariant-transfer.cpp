@@ -98,6 +98,24 @@ void movedAway(Net net, torch::Device device, torch::Tensor x) {
   }
 }
 
+// A loop nested in a hot loop runs all its iterations on every step: a
+// tensor that does not change there is copied once per inner iteration.
+void captions(Net net, torch::Device device, std::vector<torch::Tensor> images) {
+  for (auto &image : images) {
+    auto out = net->forward(image.to(device));
+    for (int word = 0; word < 5; ++word) {
+      auto blended = image.to(device) * 0.5 + out;
+      // CHECK-MESSAGES: :[[@LINE-1]]:28: warning: 'image' does not change in this loop, yet 'to' copies it to 'device' on every iteration
+      // CHECK-MESSAGES: :[[@LINE-3]]:5: note: this loop, nested in the inference loop, repeats the transfer on every iteration
+      (void)blended;
+    }
+  }
+  // Near miss: a loop that is not in a hot loop.
+  auto first = images.front();
+  for (int word = 0; word < 5; ++word)
+    (void)first.to(device);
+}
+
 // A member only the constructor sets, moved on every call of forward() or
 // operator(): register it as a buffer (a module) or keep a device copy.
 struct YoloLayerImpl : torch::nn::Module {
