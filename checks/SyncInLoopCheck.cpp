@@ -100,17 +100,39 @@ void SyncInLoopCheck::registerMatchers(MatchFinder *Finder) {
   }
 }
 
-/// The device of the tensor \p Call reads, for `.item()`, `.cpu()` and
-/// `.to(kCPU)`: on the CPU (DeviceFlow, or CallerDevices for a tensor from
-/// the rest of the program) they wait for no device. Bottom for other calls.
+/// The device of the tensor \p Call reads (`.item()`, `.cpu()`,
+/// `.to(kCPU)`, `torch::nonzero(t)`, printing it, ...): on the CPU
+/// (DeviceFlow, or CallerDevices for a tensor from the rest of the program)
+/// they wait for no device. Bottom for a wait for all work (synchronize).
 static device::DeviceValue readDevice(const Expr *Call, const SyncOperation *Op,
                                       const FunctionDecl *Fn, ASTContext &Ctx) {
-  const auto *MC = dyn_cast<CXXMemberCallExpr>(Call);
-  if (!MC || !Fn || !Op ||
-      !(Op->Option == "item" || Op->Option == "cpu" || Op->Option == "to"))
+  if (!Fn || !Op || Op->Wait == SyncWait::AllWork)
+    return {};
+  // The tensor read: the receiver, else the first tensor argument that is
+  // not an output (`torch::nonzero(t)`, `std::cout << t`, not the `out` of
+  // `nonzero_out(out, t)`).
+  const Expr *Read = nullptr;
+  if (const auto *MC = dyn_cast<CXXMemberCallExpr>(Call))
+    Read = MC->getImplicitObjectArgument();
+  else if (const auto *C = dyn_cast<CallExpr>(Call)) {
+    const FunctionDecl *FD = C->getDirectCallee();
+    const unsigned Offset =
+        isa<CXXOperatorCallExpr>(C) && isa_and_nonnull<CXXMethodDecl>(FD);
+    for (unsigned I = 0; I < C->getNumArgs() && !Read; ++I) {
+      const Expr *A = C->getArg(I);
+      QualType P = FD && I >= Offset && I - Offset < FD->getNumParams()
+                       ? FD->getParamDecl(I - Offset)->getType()
+                       : QualType();
+      bool Output = !P.isNull() && P->isLValueReferenceType() &&
+                    !P.getNonReferenceType().isConstQualified();
+      if (libtorch::isTensorType(A->getType()) && !Output)
+        Read = A;
+    }
+  }
+  if (!Read)
     return {};
   const device::DeviceFlow &Flow = device::DeviceFlow::get(Fn, Ctx);
-  device::DeviceFact F = Flow.factOf(MC->getImplicitObjectArgument());
+  device::DeviceFact F = Flow.factOf(Read);
   // A forward() argument is on the module's device for the device analysis
   // (a CPU input there is the caller's mismatch); a read of it waits only if
   // the callers pass a device tensor: caption lengths kept on the CPU for

@@ -99,3 +99,18 @@ void caption_batches(Net &net, torch::optim::SGD &opt, torch::Device device) {
     }
   }
 }
+
+// Shape-dependent ops and printing on a CPU copy wait for nothing either;
+// on the device tensor they do.
+void nms_on_host(Net &net, torch::Tensor x, torch::Device device) {
+  for (int frame = 0; frame < 10; ++frame) {
+    auto dets = net->forward(x.to(device));
+    auto host = dets.cpu();
+    // CHECK-MESSAGES: :[[@LINE-1]]:22: warning: 'Tensor::cpu' makes the host wait
+    auto keep = torch::nonzero(host.select(1, 0) > 0.5);
+    std::cout << host << std::endl;
+    auto on_device = torch::nonzero(dets.select(1, 0) > 0.5);
+    // CHECK-MESSAGES: :[[@LINE-1]]:22: warning: 'at::nonzero' makes the host wait
+    (void)keep, (void)on_device;
+  }
+}
