@@ -425,6 +425,12 @@ void SyncInLoopCheck::needsPerStep(SourceLocation Loc,
   if (auto Pos = device::findingPosition(Loc, SM))
     PerStepNeeds.insert(device::ProgramFacts::perStepNeedFact(
         Pos->first, Pos->second, device::functionKey(Marker.Elsewhere)));
+  // A function whose tensor parameters all receive CPU tensors in the whole
+  // program (`unbind_captions(ids.cpu())`) waits for no device.
+  for (const ParmVarDecl *P : Marker.Elsewhere->parameters())
+    if (libtorch::isTensorType(P->getType().getNonReferenceType()))
+      device::deferToProgram(Loc, device::DeviceValue::inherited(P),
+                             Marker.Elsewhere->getASTContext());
 }
 
 void SyncInLoopCheck::report(const Expr *Call, StringRef Subject,

@@ -199,8 +199,11 @@ DeviceFact DeviceFlowBuilder::computeNode(const Expr *E, libtorch::Carrier C) {
       for (const Expr *Outer = Base;
            const auto *OME = dyn_cast<MemberExpr>(Outer);) {
         Outer = ast::stripImplicit(OME->getBase());
-        if (carrier(Outer) == libtorch::Carrier::Example)
-          return get(Outer);
+        if (carrier(Outer) == libtorch::Carrier::Example) {
+          DeviceFact F = get(Outer);
+          F.Rank = TensorRank::unknown(); // annotations: lengths, boxes, ...
+          return F;
+        }
       }
     if (BC == libtorch::Carrier::Module) {
       DeviceFact M = get(Base);

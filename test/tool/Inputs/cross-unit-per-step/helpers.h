@@ -8,3 +8,4 @@ struct LossTracker {
 };
 void report_epoch(const std::vector<torch::Tensor> &losses);
 double evaluate(torch::nn::Linear &model, const torch::Tensor &x);
+int64_t count_words(const torch::Tensor &ids);
