@@ -299,7 +299,10 @@ static const Stmt *enclosingHotLoop(const Stmt *Loop, const Stmt *Body) {
 void LoopInvariantTransferCheck::checkLoop(
     const Stmt *Loop, const FunctionDecl *Fn,
     const MatchFinder::MatchResult &Result) {
-  if (ast::isTemplateCode(Fn)) // DeviceFlow skips it
+  // A function template is read through its instantiations (a transfer
+  // there is reported once, at its place in the template); dependent code
+  // has no devices to read.
+  if (Fn->isDependentContext())
     return;
   program::HotMarker Marker = program::findHotMarker(Loop);
   // A loop nested in a hot loop repeats its iterations on every step (a
@@ -341,7 +344,11 @@ void LoopInvariantTransferCheck::checkLoop(
     if (Changes.Changed.contains(V))
       continue;
     if (!Flow)
-      Flow = device::analyzedFlow(*this, Fn, Ctx, Verbose);
+      Flow = ast::isTemplateCode(Fn)
+                 ? &device::DeviceFlow::getForCallers(Fn, Ctx)
+                 : device::analyzedFlow(*this, Fn, Ctx, Verbose);
+    if (Flow && !Flow->analyzed())
+      Flow = nullptr;
     if (!Flow)
       return;
     DeviceValue To = Flow->conversionTarget(C);

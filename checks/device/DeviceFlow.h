@@ -84,8 +84,9 @@ public:
   /// several threads).
   static const DeviceFlow &get(const FunctionDecl *FD, ASTContext &Ctx);
   /// The same, also for a template instantiation (get() skips those): what a
-  /// caller that is a function template passes (CallerDevices.h). Never
-  /// used for findings, which template code does not get.
+  /// caller that is a function template passes (CallerDevices.h), and the
+  /// transfers torch-loop-invariant-transfer reads in an instantiation. The
+  /// other checks report nothing in template code.
   static const DeviceFlow &getForCallers(const FunctionDecl *FD,
                                          ASTContext &Ctx);
   /// Drops every cached analysis. Each check that uses DeviceFlow calls it
