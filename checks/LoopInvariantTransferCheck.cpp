@@ -30,68 +30,132 @@ void LoopInvariantTransferCheck::registerMatchers(MatchFinder *Finder) {
                      this);
 }
 
-static void collectConversions(const Stmt *S,
-                               std::vector<const CXXMemberCallExpr *> &Out);
+/// The variables a loop may change: assigned, incremented, moved from,
+/// changed in place (also through a view: `w[0].fill_(1)`), taken by
+/// address or non-const reference, copied (the copy shares the storage),
+/// or handed to a function outside LibTorch (a tensor handle passed by value
+/// shares its storage too). Lambdas written in the loop count.
+struct ChangedVariables {
+  llvm::SmallPtrSet<const VarDecl *, 16> Changed;
+  /// The members of `this` changed the same ways.
+  llvm::SmallPtrSet<const FieldDecl *, 8> ChangedFields;
 
-/// The fields of the class the methods of \p RD may change outside its
-/// constructors: assigned, changed in place, taken by address or by
-/// non-const reference. Methods defined in other files are not seen.
+  void mark(const Expr *E) {
+    if (const VarDecl *V = ast::rootVariable(E))
+      Changed.insert(V);
+    else if (const FieldDecl *F = ast::rootField(E))
+      ChangedFields.insert(F);
+  }
+
+  /// \p Args are matched to \p FD's parameters from the first.
+  void arguments(const FunctionDecl *FD, ArrayRef<const Expr *> Args) {
+    const bool LibTorch = FD && libtorch::isLibTorchDecl(FD);
+    const bool InPlace =
+        FD && FD->getIdentifier() &&
+        (FD->getName().ends_with("_") || FD->getName().ends_with("_out"));
+    for (unsigned I = 0; I < Args.size(); ++I) {
+      const Expr *A = ast::stripImplicit(Args[I]);
+      if (!isa<DeclRefExpr>(A))
+        continue;
+      QualType T = FD && I < FD->getNumParams() ? FD->getParamDecl(I)->getType()
+                                                : QualType();
+      bool NonConstRef = !T.isNull() && T->isReferenceType() &&
+                         !T->getPointeeType().isConstQualified();
+      if (!FD || NonConstRef || !LibTorch || InPlace)
+        mark(A);
+    }
+  }
+
+  void visit(const Stmt *S) {
+    if (!S)
+      return;
+    if (const auto *BO = dyn_cast<BinaryOperator>(S)) {
+      if (BO->isAssignmentOp())
+        mark(BO->getLHS());
+    } else if (const auto *UO = dyn_cast<UnaryOperator>(S)) {
+      if (UO->isIncrementDecrementOp() || UO->getOpcode() == UO_AddrOf)
+        mark(UO->getSubExpr());
+    } else if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(S)) {
+      OverloadedOperatorKind K = Op->getOperator();
+      if (K == OO_Equal || K == OO_PlusPlus || K == OO_MinusMinus ||
+          ast::isArithmeticCompoundAssignment(K))
+        mark(Op->getArg(0));
+      const auto *MD = dyn_cast_or_null<CXXMethodDecl>(Op->getDirectCallee());
+      arguments(
+          Op->getDirectCallee(),
+          ArrayRef(Op->getArgs(), Op->getNumArgs()).drop_front(MD ? 1 : 0));
+    } else if (const auto *MC = dyn_cast<CXXMemberCallExpr>(S)) {
+      const CXXMethodDecl *MD = MC->getMethodDecl();
+      if (MD && MD->getIdentifier() &&
+          (MD->getName().ends_with("_") || MD->getName() == "set_data"))
+        mark(MC->getImplicitObjectArgument());
+      arguments(MD, ArrayRef(MC->getArgs(), MC->getNumArgs()));
+    } else if (const auto *Call = dyn_cast<CallExpr>(S)) {
+      arguments(Call->getDirectCallee(),
+                ArrayRef(Call->getArgs(), Call->getNumArgs()));
+    } else if (const auto *CE = dyn_cast<CXXConstructExpr>(S)) {
+      if (CE->getNumArgs() == 1 && libtorch::isTensorType(CE->getType()))
+        mark(CE->getArg(0));
+    } else if (const auto *L = dyn_cast<LambdaExpr>(S)) {
+      return visit(L->getBody());
+    }
+    for (const Stmt *Child : S->children())
+      visit(Child);
+  }
+};
+
+/// The fields of \p RD its methods may change outside its constructors
+/// (ChangedVariables, over every other method's body). Methods defined in
+/// other files are not seen.
 static llvm::SmallPtrSet<const FieldDecl *, 8>
 fieldsChangedAfterConstruction(const CXXRecordDecl *RD) {
-  struct Visitor {
-    llvm::SmallPtrSet<const FieldDecl *, 8> Changed;
-    void mark(const Expr *E) {
-      E = ast::stripImplicit(E);
-      while (true) {
-        if (const auto *OC = dyn_cast<CXXOperatorCallExpr>(E);
-            OC && OC->getOperator() == OO_Subscript)
-          E = ast::stripImplicit(OC->getArg(0));
-        else if (const auto *MC = dyn_cast<CXXMemberCallExpr>(E))
-          E = ast::stripImplicit(MC->getImplicitObjectArgument());
-        else
-          break;
-      }
-      if (const auto *ME = dyn_cast<MemberExpr>(E))
-        if (const auto *F = dyn_cast<FieldDecl>(ME->getMemberDecl()))
-          Changed.insert(F);
-    }
-    void visit(const Stmt *S) {
-      if (!S)
-        return;
-      if (const auto *BO = dyn_cast<BinaryOperator>(S)) {
-        if (BO->isAssignmentOp())
-          mark(BO->getLHS());
-      } else if (const auto *UO = dyn_cast<UnaryOperator>(S)) {
-        if (UO->isIncrementDecrementOp() || UO->getOpcode() == UO_AddrOf)
-          mark(UO->getSubExpr());
-      } else if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(S)) {
-        if (Op->isAssignmentOp())
-          mark(Op->getArg(0));
-      } else if (const auto *MC = dyn_cast<CXXMemberCallExpr>(S)) {
-        const CXXMethodDecl *MD = MC->getMethodDecl();
-        if (MD && MD->getIdentifier() &&
-            (MD->getName().ends_with("_") || MD->getName() == "set_data"))
-          mark(MC->getImplicitObjectArgument());
-      }
-      if (const auto *Call = dyn_cast<CallExpr>(S))
-        if (const FunctionDecl *FD = Call->getDirectCallee())
-          for (unsigned I = 0; I < Call->getNumArgs() && I < FD->getNumParams();
-               ++I) {
-            QualType T = FD->getParamDecl(I)->getType();
-            if (T->isReferenceType() && !T->getPointeeType().isConstQualified())
-              mark(Call->getArg(I));
-          }
-      for (const Stmt *Child : S->children())
-        visit(Child);
-    }
-  } V;
+  ChangedVariables Changes;
   for (const CXXMethodDecl *M : RD->methods()) {
     const FunctionDecl *Def = nullptr;
-    if (isa<CXXConstructorDecl>(M) || !M->hasBody(Def))
-      continue;
-    V.visit(Def->getBody());
+    if (!isa<CXXConstructorDecl>(M) && M->hasBody(Def))
+      Changes.visit(Def->getBody());
   }
-  return std::move(V.Changed);
+  return std::move(Changes.ChangedFields);
+}
+
+/// True for `if (step % n == 0)` and `if (i == 0)`: a branch taken on some
+/// iterations only.
+static bool guardsSomeIterations(const Expr *Cond) {
+  if (!Cond)
+    return false;
+  Cond = ast::stripImplicit(Cond);
+  if (const auto *BO = dyn_cast<BinaryOperator>(Cond))
+    return BO->getOpcode() == BO_Rem || BO->getOpcode() == BO_EQ ||
+           (BO->isLogicalOp() && (guardsSomeIterations(BO->getLHS()) ||
+                                  guardsSomeIterations(BO->getRHS())));
+  if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(Cond))
+    return Op->getOperator() == OO_EqualEqual ||
+           Op->getOperator() == OO_Percent;
+  if (const auto *UO = dyn_cast<UnaryOperator>(Cond))
+    return UO->getOpcode() == UO_LNot;
+  return false;
+}
+
+/// The tensor conversions run on each iteration of a loop, outside lambdas
+/// and branches taken on some iterations only.
+static void collectConversions(const Stmt *S,
+                               std::vector<const CXXMemberCallExpr *> &Out) {
+  if (!S || isa<LambdaExpr>(S))
+    return;
+  if (const auto *If = dyn_cast<IfStmt>(S))
+    if (guardsSomeIterations(If->getCond())) {
+      collectConversions(If->getCond(), Out);
+      return collectConversions(If->getElse(), Out);
+    }
+  if (const auto *MC = dyn_cast<CXXMemberCallExpr>(S)) {
+    const CXXMethodDecl *MD = MC->getMethodDecl();
+    if (MD && MD->getIdentifier() &&
+        libtorch::isTensorRecord(MD->getParent()) &&
+        (MD->getName() == "to" || MD->getName() == "cuda"))
+      Out.push_back(MC);
+  }
+  for (const Stmt *Child : S->children())
+    collectConversions(Child, Out);
 }
 
 void LoopInvariantTransferCheck::check(const MatchFinder::MatchResult &Result) {
@@ -158,116 +222,6 @@ void LoopInvariantTransferCheck::checkPerCall(
     diag(SM.getFileLoc(F->getLocation()), "the member is declared here",
          DiagnosticIDs::Note);
   }
-}
-
-/// The variables a loop may change: assigned, incremented, moved from,
-/// changed in place (also through a view: `w[0].fill_(1)`), taken by
-/// address or non-const reference, copied (the copy shares the storage),
-/// or handed to a function outside LibTorch (a tensor handle passed by value
-/// shares its storage too). Lambdas written in the loop count.
-struct ChangedVariables {
-  llvm::SmallPtrSet<const VarDecl *, 16> Changed;
-
-  void mark(const Expr *E) {
-    if (const VarDecl *V = ast::rootVariable(E))
-      Changed.insert(V);
-  }
-
-  /// \p Args are matched to \p FD's parameters from the first.
-  void arguments(const FunctionDecl *FD, ArrayRef<const Expr *> Args) {
-    const bool LibTorch = FD && libtorch::isLibTorchDecl(FD);
-    const bool InPlace =
-        FD && FD->getIdentifier() &&
-        (FD->getName().ends_with("_") || FD->getName().ends_with("_out"));
-    for (unsigned I = 0; I < Args.size(); ++I) {
-      const Expr *A = ast::stripImplicit(Args[I]);
-      if (!isa<DeclRefExpr>(A))
-        continue;
-      QualType T = FD && I < FD->getNumParams() ? FD->getParamDecl(I)->getType()
-                                                : QualType();
-      bool NonConstRef = !T.isNull() && T->isReferenceType() &&
-                         !T->getPointeeType().isConstQualified();
-      if (!FD || NonConstRef || !LibTorch || InPlace)
-        mark(A);
-    }
-  }
-
-  void visit(const Stmt *S) {
-    if (!S)
-      return;
-    if (const auto *BO = dyn_cast<BinaryOperator>(S)) {
-      if (BO->isAssignmentOp())
-        mark(BO->getLHS());
-    } else if (const auto *UO = dyn_cast<UnaryOperator>(S)) {
-      if (UO->isIncrementDecrementOp() || UO->getOpcode() == UO_AddrOf)
-        mark(UO->getSubExpr());
-    } else if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(S)) {
-      OverloadedOperatorKind K = Op->getOperator();
-      if (K == OO_Equal || K == OO_PlusPlus || K == OO_MinusMinus ||
-          ast::isArithmeticCompoundAssignment(K))
-        mark(Op->getArg(0));
-      const auto *MD = dyn_cast_or_null<CXXMethodDecl>(Op->getDirectCallee());
-      arguments(
-          Op->getDirectCallee(),
-          ArrayRef(Op->getArgs(), Op->getNumArgs()).drop_front(MD ? 1 : 0));
-    } else if (const auto *MC = dyn_cast<CXXMemberCallExpr>(S)) {
-      const CXXMethodDecl *MD = MC->getMethodDecl();
-      if (MD && MD->getIdentifier() &&
-          (MD->getName().ends_with("_") || MD->getName() == "set_data"))
-        mark(MC->getImplicitObjectArgument());
-      arguments(MD, ArrayRef(MC->getArgs(), MC->getNumArgs()));
-    } else if (const auto *Call = dyn_cast<CallExpr>(S)) {
-      arguments(Call->getDirectCallee(),
-                ArrayRef(Call->getArgs(), Call->getNumArgs()));
-    } else if (const auto *CE = dyn_cast<CXXConstructExpr>(S)) {
-      if (CE->getNumArgs() == 1 && libtorch::isTensorType(CE->getType()))
-        mark(CE->getArg(0));
-    } else if (const auto *L = dyn_cast<LambdaExpr>(S)) {
-      return visit(L->getBody());
-    }
-    for (const Stmt *Child : S->children())
-      visit(Child);
-  }
-};
-
-/// True for `if (step % n == 0)` and `if (i == 0)`: a branch taken on some
-/// iterations only.
-static bool guardsSomeIterations(const Expr *Cond) {
-  if (!Cond)
-    return false;
-  Cond = ast::stripImplicit(Cond);
-  if (const auto *BO = dyn_cast<BinaryOperator>(Cond))
-    return BO->getOpcode() == BO_Rem || BO->getOpcode() == BO_EQ ||
-           (BO->isLogicalOp() && (guardsSomeIterations(BO->getLHS()) ||
-                                  guardsSomeIterations(BO->getRHS())));
-  if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(Cond))
-    return Op->getOperator() == OO_EqualEqual ||
-           Op->getOperator() == OO_Percent;
-  if (const auto *UO = dyn_cast<UnaryOperator>(Cond))
-    return UO->getOpcode() == UO_LNot;
-  return false;
-}
-
-/// The tensor conversions run on each iteration of a loop, outside lambdas
-/// and branches taken on some iterations only.
-static void collectConversions(const Stmt *S,
-                               std::vector<const CXXMemberCallExpr *> &Out) {
-  if (!S || isa<LambdaExpr>(S))
-    return;
-  if (const auto *If = dyn_cast<IfStmt>(S))
-    if (guardsSomeIterations(If->getCond())) {
-      collectConversions(If->getCond(), Out);
-      return collectConversions(If->getElse(), Out);
-    }
-  if (const auto *MC = dyn_cast<CXXMemberCallExpr>(S)) {
-    const CXXMethodDecl *MD = MC->getMethodDecl();
-    if (MD && MD->getIdentifier() &&
-        libtorch::isTensorRecord(MD->getParent()) &&
-        (MD->getName() == "to" || MD->getName() == "cuda"))
-      Out.push_back(MC);
-  }
-  for (const Stmt *Child : S->children())
-    collectConversions(Child, Out);
 }
 
 /// The innermost loop of \p Body around \p Loop that is hot by itself, or

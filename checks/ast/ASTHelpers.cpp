@@ -80,11 +80,13 @@ std::pair<const Expr *, const Expr *> asAssignment(const Stmt *S) {
   return {nullptr, nullptr};
 }
 
-const VarDecl *rootVariable(const Expr *E) {
+/// The expression \p E is part of, below views, subscripts and members: a
+/// variable's reference or a member of `this`; null when there is none.
+static const Expr *storageRoot(const Expr *E) {
   for (int Depth = 0; E && Depth < 16; ++Depth) {
     E = stripImplicit(E);
-    if (const auto *DRE = dyn_cast<DeclRefExpr>(E))
-      return dyn_cast<VarDecl>(DRE->getDecl());
+    if (isa<DeclRefExpr>(E) || thisField(E))
+      return E;
     if (const auto *MC = dyn_cast<CXXMemberCallExpr>(E))
       E = MC->getImplicitObjectArgument();
     else if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(E))
@@ -97,6 +99,16 @@ const VarDecl *rootVariable(const Expr *E) {
       return nullptr;
   }
   return nullptr;
+}
+
+const VarDecl *rootVariable(const Expr *E) {
+  const auto *DRE = dyn_cast_or_null<DeclRefExpr>(storageRoot(E));
+  return DRE ? dyn_cast<VarDecl>(DRE->getDecl()) : nullptr;
+}
+
+const FieldDecl *rootField(const Expr *E) {
+  const Expr *Root = storageRoot(E);
+  return Root ? thisField(Root) : nullptr;
 }
 
 const FieldDecl *thisField(const Expr *E) {

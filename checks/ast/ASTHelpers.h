@@ -72,6 +72,10 @@ const VarDecl *rootVariable(const Expr *E);
 /// or null.
 const FieldDecl *thisField(const Expr *E);
 
+/// The same as rootVariable for a member of `this`: `w_`, `w_[0]`,
+/// `w_.narrow(0, 0, 1)` give the field `w_`; null otherwise.
+const FieldDecl *rootField(const Expr *E);
+
 /// True for code that belongs to a template: a dependent context, a
 /// function template instantiation, or a member of a class template
 /// specialization. A fix-it there would edit the source every instance

@@ -349,7 +349,7 @@ void DeviceFlowBuilder::transferElement(const Stmt *S) {
           F = get(L.Range);
           F.Rank = TensorRank::unknown();
         } else if (L.Kind == LoopSource::Parameters &&
-                 C == libtorch::Carrier::Tensor) {
+                   C == libtorch::Carrier::Tensor) {
           DeviceValue M = get(L.Module).Device;
           if (M.isKnown())
             F = {M, {}, Origin(Origin::ModuleTensor, L.Range)};
@@ -499,7 +499,11 @@ bool DeviceFlow::isModuleForward(const FunctionDecl *FD) {
          libtorch::isModuleClass(MD->getParent());
 }
 
-const DeviceFlow &DeviceFlow::get(const FunctionDecl *FD, ASTContext &Ctx) {
+/// The cached analysis of \p FD's definition in \p Flows, built on first
+/// use (\p Instantiations: DeviceFlowBuilder's).
+static const DeviceFlow &cachedFlow(
+    llvm::DenseMap<const FunctionDecl *, std::unique_ptr<DeviceFlow>> &Flows,
+    const FunctionDecl *FD, ASTContext &Ctx, bool Instantiations) {
   if (Cache.Ctx != &Ctx) {
     Cache.clear();
     Cache.Ctx = &Ctx;
@@ -507,35 +511,26 @@ const DeviceFlow &DeviceFlow::get(const FunctionDecl *FD, ASTContext &Ctx) {
   const FunctionDecl *Def = FD;
   if (const FunctionDecl *D = FD->getDefinition())
     Def = D;
-  auto [It, New] = Cache.Flows.try_emplace(Def);
+  auto [It, New] = Flows.try_emplace(Def);
   if (!New)
     return *It->second;
   // Building may analyse the callers (a forward() argument's device), which
   // adds flows and moves the entries: keep the object, not the iterator.
   It->second = std::make_unique<DeviceFlow>();
   DeviceFlow &Flow = *It->second;
-  DeviceFlowBuilder(Def, Ctx, Flow).run();
+  DeviceFlowBuilder(Def, Ctx, Flow, Instantiations).run();
   return Flow;
+}
+
+const DeviceFlow &DeviceFlow::get(const FunctionDecl *FD, ASTContext &Ctx) {
+  return cachedFlow(Cache.Flows, FD, Ctx, /*Instantiations=*/false);
 }
 
 const DeviceFlow &DeviceFlow::getForCallers(const FunctionDecl *FD,
                                             ASTContext &Ctx) {
   if (!ast::isTemplateCode(FD) || FD->isDependentContext())
     return get(FD, Ctx);
-  if (Cache.Ctx != &Ctx) {
-    Cache.clear();
-    Cache.Ctx = &Ctx;
-  }
-  const FunctionDecl *Def = FD;
-  if (const FunctionDecl *D = FD->getDefinition())
-    Def = D;
-  auto [It, New] = Cache.Instantiations.try_emplace(Def);
-  if (!New)
-    return *It->second;
-  It->second = std::make_unique<DeviceFlow>();
-  DeviceFlow &Flow = *It->second;
-  DeviceFlowBuilder(Def, Ctx, Flow, /*Instantiations=*/true).run();
-  return Flow;
+  return cachedFlow(Cache.Instantiations, FD, Ctx, /*Instantiations=*/true);
 }
 
 void DeviceFlow::clearCache() { Cache.clear(); }
