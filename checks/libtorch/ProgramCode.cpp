@@ -52,7 +52,7 @@ bool isLibraryLocation(const SourceManager &SM, SourceLocation Loc) {
   if (New)
     if (OptionalFileEntryRef FE = SM.getFileEntryRefForID(FID)) {
       llvm::SmallString<256> Path(FE->getName());
-      llvm::sys::fs::make_absolute(Path);
+      (void)llvm::sys::fs::make_absolute(Path); // else kept as it is
       llvm::sys::path::remove_dots(Path, /*remove_dot_dot=*/true);
       It->second = isInLibTorchTree(llvm::sys::path::parent_path(Path));
     }
