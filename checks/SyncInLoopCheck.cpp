@@ -271,7 +271,7 @@ struct SyncInLoopCheck::Walk {
     SourceLocation Loc = SM.getFileLoc(E->getExprLoc());
     if (!Check.reportOnce(Loc))
       return;
-    Check.needsPerStep(Loc, Marker, SM);
+    Check.needsPerStep(Loc, Marker, SM, From.Device);
     Check.diag(Loc, "%0 copies a tensor %1 into a CPU tensor, which makes the "
                     "host wait for the device on every iteration of %2; "
                     "collect the results on the device and copy them to the "
@@ -405,7 +405,8 @@ struct SyncInLoopCheck::Walk {
       device::DeviceValue Read = readDevice(E, Op, Fn, Ctx);
       bool ReadsCPU = Read.isCPU() || device::inheritsCPU(Read, Ctx);
       if (!Subject.empty() && !ReadsCPU && !TimingWait) {
-        Check.report(E, Subject, Op, Marker, Ctx.getSourceManager());
+        Check.report(E, Subject, Op, Marker, Ctx.getSourceManager(), nullptr,
+                     Read);
         device::deferToProgram(E->getExprLoc(), Read, Ctx);
       } else if (const CallExpr *Inside = hiddenSyncOf(E))
         Check.report(E, libtorch::syncSubject(cast<CallExpr>(E)), nullptr,
@@ -419,14 +420,19 @@ struct SyncInLoopCheck::Walk {
 
 void SyncInLoopCheck::needsPerStep(SourceLocation Loc,
                                    const program::HotMarker &Marker,
-                                   const SourceManager &SM) {
+                                   const SourceManager &SM,
+                                   device::DeviceValue Read) {
   if (!Marker.Elsewhere)
     return;
   if (auto Pos = device::findingPosition(Loc, SM))
     PerStepNeeds.insert(device::ProgramFacts::perStepNeedFact(
         Pos->first, Pos->second, device::functionKey(Marker.Elsewhere)));
   // A function whose tensor parameters all receive CPU tensors in the whole
-  // program (`unbind_captions(ids.cpu())`) waits for no device.
+  // program (`unbind_captions(ids.cpu())`) waits for no device, unless the
+  // tensor read has a device of its own (`image.to(device)`).
+  if (!Read.isBottom() && Read.kind() != device::DeviceValue::Unknown &&
+      Read.kind() != device::DeviceValue::Inherited)
+    return;
   for (const ParmVarDecl *P : Marker.Elsewhere->parameters())
     if (libtorch::isTensorType(P->getType().getNonReferenceType()))
       device::deferToProgram(Loc, device::DeviceValue::inherited(P),
@@ -436,11 +442,12 @@ void SyncInLoopCheck::needsPerStep(SourceLocation Loc,
 void SyncInLoopCheck::report(const Expr *Call, StringRef Subject,
                              const SyncOperation *Op,
                              const program::HotMarker &Marker,
-                             const SourceManager &SM, const CallExpr *Inside) {
+                             const SourceManager &SM, const CallExpr *Inside,
+                             device::DeviceValue Read) {
   SourceLocation Loc = SM.getFileLoc(Call->getExprLoc());
   if (!reportOnce(Loc))
     return;
-  needsPerStep(Loc, Marker, SM);
+  needsPerStep(Loc, Marker, SM, Read);
   if (Inside) {
     diag(Loc, "%0 makes the host wait for the device on every iteration of "
               "%1: it calls %2 inside; call it only under a "

@@ -3,6 +3,7 @@
 #define TORCH_TIDY_SYNCINLOOPCHECK_H
 
 #include "TorchCheck.h"
+#include "device/DeviceFacts.h"
 #include "program/HotLoops.h"
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/Expr.h"
@@ -41,12 +42,14 @@ private:
   void report(const Expr *Call, StringRef Subject,
               const libtorch::SyncOperation *Op,
               const program::HotMarker &Marker, const SourceManager &SM,
-              const CallExpr *Inside = nullptr);
+              const CallExpr *Inside = nullptr,
+              device::DeviceValue Read = device::DeviceValue::unknown());
 
   /// Marks the finding at \p Loc as made with \p Marker: one made as if its
   /// function ran once per step is kept only if another file calls it so.
+  /// \p Read is the device of the tensor read there, if known.
   void needsPerStep(SourceLocation Loc, const program::HotMarker &Marker,
-                    const SourceManager &SM);
+                    const SourceManager &SM, device::DeviceValue Read);
 
   std::vector<std::string> SyncFunctions;
   /// The Q lines of this unit (device::ProgramFacts).
