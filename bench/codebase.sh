@@ -10,7 +10,59 @@
 # Prints the wall times, anchor/cold and anchor/warm, and checks that every
 # mode reports the same findings and that the edited run re-analyses only
 # the edited unit and reports its new finding. A benchmark, not a test.
+#
+# bench/codebase.sh --projects [BUILD_DIR] [JOBS]: the same on the real
+# projects of the evaluation (their databases, written by
+# scripts/evaluate.py and scripts/evaluate.py --set training-heldout, under
+# BUILD_DIR/eval and BUILD_DIR/eval-heldout), merged into one database:
+# the anchor, a cold torch-tidy run, and a cold run with
+# --shared-preamble=off, whose report must be byte-identical. Prints the
+# units that shared a preamble and anchor / cold.
 set -euo pipefail
+if [ "${1:-}" = --projects ]; then
+  BUILD=$(cd "${2:-build}" && pwd)
+  JOBS=${3:-2}
+  TT=$BUILD/bin/torch-tidy
+  PLUGIN=$BUILD/lib/TorchTidyPlugin.so
+  [ -x "$TT" ] && [ -f "$PLUGIN" ] || { echo "build torch-tidy first" >&2; exit 2; }
+  for d in eval eval-heldout; do
+    [ -f "$BUILD/$d/compile_commands.json" ] || {
+      echo "no $BUILD/$d/compile_commands.json: run scripts/evaluate.py (and --set training-heldout) first" >&2
+      exit 2; }
+  done
+  DIR=$(mktemp -d -t torch-tidy-projects.XXXXXX)
+  trap 'rm -rf "$DIR"' EXIT
+  python3 - "$BUILD" "$DIR" <<'PY'
+import json, sys
+b, d = sys.argv[1], sys.argv[2]
+db = [e for s in ("eval", "eval-heldout")
+      for e in json.load(open("%s/%s/compile_commands.json" % (b, s)))]
+json.dump(db, open(d + "/compile_commands.json", "w"), indent=1)
+open(d + "/files", "w").write("".join(e["file"] + "\n" for e in db))
+PY
+  N=$(wc -l < "$DIR/files")
+  now() { date +%s.%N; }
+  timed() { local s e; s=$(now); "$@" >/dev/null 2>&1 || true; e=$(now); echo "$e - $s" | bc; }
+  anchor() { xargs -P "$JOBS" -I{} clang-tidy-22 --load "$PLUGIN" \
+    --checks='-*,torch-*' --quiet -p "$DIR" {} < "$DIR/files"; }
+  tidy() { # NAME [ARGS]: a cold torch-tidy batch run
+    local n=$1; shift
+    (cd "$DIR" && CI=1 "$TT" -p "$DIR" -j "$JOBS" --checks='-*,torch-*' \
+      --format=json --output "$DIR/$n.json" "$@" 2> "$DIR/$n.log"); }
+  echo "torch-tidy projects benchmark: $N units of the evaluation's projects, -j $JOBS, $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg)"
+  TA=$(timed anchor)
+  TC=$(timed tidy cold)
+  TO=$(timed tidy off --shared-preamble=off)
+  printf '  anchor (clang-tidy-22 --load, per file): %7.1f s\n' "$TA"
+  printf '  torch-tidy, cold:                        %7.1f s   %s\n' "$TC" "$(grep '^Stats:' "$DIR/cold.log")"
+  printf '  torch-tidy, cold, no shared preamble:    %7.1f s   %s\n' "$TO" "$(grep '^Stats:' "$DIR/off.log")"
+  printf '  anchor / cold: %.2f   off / cold: %.2f\n' \
+    "$(echo "$TA / $TC" | bc -l)" "$(echo "$TO / $TC" | bc -l)"
+  cmp -s "$DIR/cold.json" "$DIR/off.json" \
+    && echo "  shared preamble on and off: byte-identical reports" \
+    || echo "  shared preamble on and off: reports DIFFER"
+  exit 0
+fi
 BUILD=$(cd "${1:-build}" && pwd)
 UNITS=${2:-10}
 JOBS=${3:-2}

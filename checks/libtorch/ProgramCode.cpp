@@ -37,6 +37,10 @@ struct FileAnswers {
 thread_local FileAnswers Files;
 } // namespace
 
+bool isLibTorchFile(StringRef Path) {
+  return isInLibTorchTree(llvm::sys::path::parent_path(Path));
+}
+
 bool isLibraryLocation(const SourceManager &SM, SourceLocation Loc) {
   if (Loc.isInvalid())
     return false;
@@ -54,7 +58,7 @@ bool isLibraryLocation(const SourceManager &SM, SourceLocation Loc) {
       llvm::SmallString<256> Path(FE->getName());
       (void)llvm::sys::fs::make_absolute(Path); // else kept as it is
       llvm::sys::path::remove_dots(Path, /*remove_dot_dot=*/true);
-      It->second = isInLibTorchTree(llvm::sys::path::parent_path(Path));
+      It->second = isLibTorchFile(Path);
     }
   return It->second;
 }

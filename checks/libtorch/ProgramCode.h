@@ -20,6 +20,9 @@
 
 namespace clang::tidy::torch::libtorch {
 
+/// True if the file at \p Path (absolute) lies in LibTorch's include tree.
+bool isLibTorchFile(llvm::StringRef Path);
+
 /// True if \p Loc (its expansion) lies in a system header or in a file of
 /// LibTorch's include tree.
 bool isLibraryLocation(const SourceManager &SM, SourceLocation Loc);

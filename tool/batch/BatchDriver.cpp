@@ -74,9 +74,10 @@ In every mode:
                        torch-tidy are unchanged; --fix runs are not cached
   --cache-max-size SIZE  bound of the cache (default 1G; e.g. 500M, 2G); the
                        least recently used entries are evicted first
-  --shared-preamble=on|off   batch mode: units with the same LibTorch
-                       includes and flags share one precompiled preamble,
-                       built once per run (default on; same results)
+  --shared-preamble=on|off   batch mode: units that start with the same
+                       LibTorch includes, read from the same files, share one
+                       precompiled header (default on; same results); with
+                       --cache-dir it is kept there for the next run
   --cuda-path DIR      the CUDA toolkit for CUDA sources (.cu, nvcc entries),
                        whose host side is analysed (clang --cuda-host-only);
                        default: $CUDA_HOME, $CUDA_PATH, the folder of the
@@ -204,6 +205,7 @@ private:
   struct SharedPreamble {
     PreambleGroup Group;
     std::string Header, Pch, Log;
+    bool Kept = false; ///< found in the cache: nothing to build
     enum : unsigned char { Pending, Ready, Failed } State = Pending;
     std::mutex M;
     std::condition_variable CV;
@@ -251,9 +253,10 @@ private:
   std::vector<UnitInputs> Inputs; ///< per file, with a cache or preamble
   std::vector<std::string> Keys;  ///< per file; "" when not cached
   std::vector<std::unique_ptr<SharedPreamble>> Preambles;
-  std::vector<int> GroupOf;            ///< per file: its preamble or -1
-  std::vector<unsigned> PreambleBytes; ///< per file
+  std::vector<int> GroupOf; ///< per file: its preamble or -1
+  /// Where this run's preambles go: a temporary folder, or the cache's.
   std::string PreambleDir;
+  bool PreambleDirIsTemporary = false;
   std::vector<Finding> Findings;
   std::vector<RuntimeSite> RuntimeSites; ///< --runtime-report
   std::vector<Finding> Remarks; ///< --verbose: on stderr, not in reports
@@ -438,7 +441,7 @@ RawResult Batch::runWorker(size_t I, llvm::ArrayRef<std::string> Extra) {
         "cannot read '" + Yaml.str() + "': " + Buf.getError().message();
   if (Cache) {
     Raw.Deps = readDependencyFile(Deps, Inputs[I].directory());
-    if (Raw.Deps) // the shared preamble's own header is a temporary
+    if (Raw.Deps) // the shared preamble's own files are not the unit's
       llvm::erase_if(*Raw.Deps, [&](const std::string &D) {
         return !PreambleDir.empty() && StringRef(D).starts_with(PreambleDir);
       });
@@ -509,10 +512,7 @@ WorkerResult Batch::analyse(size_t I, bool Unshared) {
     P = nullptr;
   std::vector<std::string> Extra;
   if (P)
-    Extra = {"--extra-arg=-include-pch", "--extra-arg=" + P->Pch,
-             "--extra-arg=-Xclang",
-             "--extra-arg=-preamble-bytes=" + std::to_string(PreambleBytes[I]) +
-                 ",1"};
+    Extra = {"--extra-arg=-include-pch", "--extra-arg=" + P->Pch};
   RawResult Raw = runWorker(I, Extra);
   WorkerResult R = interpret(File, Raw);
   if (P && R.Failure) { // the unshared analysis decides what went wrong
@@ -539,31 +539,25 @@ bool Batch::SharedPreamble::await() {
   return State == Ready;
 }
 
-/// Builds one shared preamble in a child process (in the unit's directory,
-/// so relative include paths resolve as they do for the unit).
+/// Builds one shared preamble in a child process (in its first unit's
+/// directory, so relative include paths resolve as they do for the unit);
+/// written under a temporary name and renamed, as a cache entry is.
 void Batch::build(SharedPreamble &P) {
-  bool Ok = false;
-  {
-    std::error_code EC;
-    llvm::raw_fd_ostream OS(P.Header, EC);
-    if (!EC) {
-      OS << P.Group.Directives;
-      OS.close();
-      Ok = !OS.has_error();
-      OS.clear_error();
-    }
-  }
+  std::string Tmp = P.Pch + ".tmp" + std::to_string(llvm::sys::Process::getProcessId());
+  bool Ok = writeFileAtomically(P.Header, P.Group.Directives);
   if (Ok) {
     std::vector<std::string> Args = {Self, BuildPreambleFlag.str(),
-                                     P.Group.Command.Directory, "--"};
-    for (std::string &A :
-         preambleCommand(C, P.Group.Command, P.Group.Options, P.Header, P.Pch))
+                                     P.Group.Directory, "--"};
+    for (std::string &A : preambleCommand(P.Group.UnitArgs, P.Header, Tmp))
       Args.push_back(std::move(A));
     std::vector<StringRef> Argv(Args.begin(), Args.end());
     std::optional<StringRef> Redirects[] = {StringRef(""), StringRef(P.Log),
                                             StringRef(P.Log)};
-    Ok = llvm::sys::ExecuteAndWait(Self, Argv, std::nullopt, Redirects) == 0;
+    Ok = llvm::sys::ExecuteAndWait(Self, Argv, std::nullopt, Redirects) == 0 &&
+         !llvm::sys::fs::rename(Tmp, P.Pch);
   }
+  if (!Ok)
+    (void)llvm::sys::fs::remove(Tmp);
   std::lock_guard<std::mutex> L(P.M);
   P.State = Ok ? SharedPreamble::Ready : SharedPreamble::Failed;
   P.CV.notify_all();
@@ -597,26 +591,54 @@ std::vector<size_t> Batch::lookUpCache() {
   return Misses;
 }
 
-/// Groups of units to analyse that share a preamble, and where it goes.
+/// Groups of units to analyse that share a preamble, and where it goes: in
+/// the cache, under a key over the files it reads and their content, so a
+/// later run finds it; otherwise in a temporary folder.
 void Batch::planPreambles(llvm::ArrayRef<size_t> Units) {
   GroupOf.assign(Files.size(), -1);
-  // Below three units a preamble costs more than the parses it saves.
-  if (!C.SharedPreamble || Units.size() < 3)
+  if (!C.SharedPreamble || Units.empty())
     return;
-  std::vector<PreambleGroup> Groups = torch_tidy::planPreambles(
-      Files, Inputs, Units, /*MinUnits=*/3, PreambleBytes);
+  std::vector<PreambleGroup> Groups =
+      torch_tidy::planPreambles(C, Files, Inputs, Units, S.Jobs);
   if (Groups.empty())
     return;
   llvm::SmallString<128> Dir;
-  if (llvm::sys::fs::createUniqueDirectory("torch-tidy-preamble", Dir))
-    return; // analysed unshared
+  if (Cache) {
+    Dir = Cache->dir();
+    llvm::sys::path::append(Dir, "preambles");
+    if (llvm::sys::fs::create_directories(Dir))
+      Dir.clear();
+  }
+  if (Dir.empty()) {
+    if (llvm::sys::fs::createUniqueDirectory("torch-tidy-preamble", Dir))
+      return; // analysed unshared
+    PreambleDirIsTemporary = true;
+  }
   PreambleDir = Dir.str().str();
   for (PreambleGroup &G : Groups) {
     auto P = std::make_unique<SharedPreamble>();
-    std::string Base = PreambleDir + "/p" + std::to_string(Preambles.size());
+    std::string Base = PreambleDir + "/";
+    if (PreambleDirIsTemporary) {
+      Base += "p" + std::to_string(Preambles.size());
+    } else {
+      std::string Key = buildIdentity() + '\n' + G.Key;
+      for (const std::string &F : G.Files)
+        Key += Hashes.get(F) + "\n";
+      Base += hashHex(Key);
+    }
     P->Header = Base + ".h";
     P->Pch = Base + ".pch";
     P->Log = Base + ".log";
+    P->Kept = !PreambleDirIsTemporary && llvm::sys::fs::exists(P->Header) &&
+              llvm::sys::fs::exists(P->Pch);
+    // A build pays from two units: it costs about one parse (with
+    // templates instantiated once) and saves nearly all of two.
+    if (G.Units.size() < (P->Kept ? 1u : 2u))
+      continue;
+    if (P->Kept) {
+      P->State = SharedPreamble::Ready;
+      markRecentlyUsed(P->Pch);
+    }
     for (size_t I : G.Units)
       GroupOf[I] = static_cast<int>(Preambles.size());
     P->Group = std::move(G);
@@ -662,10 +684,24 @@ void Batch::analyseAll() {
     size_t Unit = 0;
     bool Unshared = false;
   };
+  // A unit analysed unshared while its group's preamble builds, when the
+  // other workers would otherwise wait: every unit is in a group, and there
+  // are fewer builds than workers.
+  size_t Grouped = 0, Builds = 0;
+  for (const auto &P : Preambles) {
+    Grouped += P->Group.Units.size();
+    Builds += !P->Kept;
+  }
+  bool Idle = Grouped == Todo.size() && Builds < S.Jobs;
+  auto UnsharedFirst = [&](const SharedPreamble &P) {
+    return Idle && !P.Kept && P.Group.Units.size() >= 3;
+  };
   std::vector<Job> Jobs;
   for (size_t G = 0; G < Preambles.size(); ++G) {
+    if (Preambles[G]->Kept)
+      continue;
     Jobs.push_back({static_cast<int>(G), 0, false});
-    if (S.Jobs > 1)
+    if (UnsharedFirst(*Preambles[G]))
       Jobs.push_back({-1, Preambles[G]->Group.Units.front(), true});
   }
   for (size_t I : Todo)
@@ -673,7 +709,7 @@ void Batch::analyseAll() {
       Jobs.push_back({-1, I, false});
   for (const auto &P : Preambles)
     for (size_t I : P->Group.Units)
-      if (S.Jobs == 1 || I != P->Group.Units.front())
+      if (!UnsharedFirst(*P) || I != P->Group.Units.front())
         Jobs.push_back({-1, I, false});
 
   std::atomic<size_t> Next{0}, Done{Files.size() - Todo.size()};
@@ -694,8 +730,10 @@ void Batch::analyseAll() {
     Threads.emplace_back(Work);
   for (std::thread &T : Threads)
     T.join();
-  if (!PreambleDir.empty())
+  if (PreambleDirIsTemporary)
     (void)llvm::sys::fs::remove_directories(PreambleDir);
+  for (const auto &P : Preambles)
+    (void)llvm::sys::fs::remove(P->Log);
   if (Cache)
     Cache->trim();
 }

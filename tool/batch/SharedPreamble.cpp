@@ -1,5 +1,6 @@
 //===- SharedPreamble.cpp -------------------------------------------------===//
 #include "tool/batch/SharedPreamble.h"
+#include "tool/batch/LeadingIncludes.h"
 #include "Version.h"
 #include "clang/Basic/Diagnostic.h"
 #include "clang/Basic/DiagnosticOptions.h"
@@ -12,84 +13,13 @@
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/VirtualFileSystem.h"
+#include <atomic>
 #include <map>
+#include <thread>
 
 using llvm::StringRef;
 
 namespace torch_tidy {
-
-/// A logical line of \p S from \p Pos (backslash-newline joins lines); Pos
-/// moves past its newline.
-static StringRef logicalLine(StringRef S, size_t &Pos) {
-  size_t Start = Pos;
-  while (Pos < S.size() && S[Pos] != '\n') {
-    if (S[Pos] == '\\' && Pos + 1 < S.size() && S[Pos + 1] == '\n')
-      ++Pos;
-    ++Pos;
-  }
-  StringRef L = S.slice(Start, Pos);
-  if (Pos < S.size())
-    ++Pos; // the newline
-  return L;
-}
-
-std::optional<Preamble> scanPreamble(StringRef S) {
-  std::string Directives;
-  std::optional<Preamble> Found;
-  size_t Pos = 0;
-  while (Pos < S.size()) {
-    size_t LineStart = Pos;
-    StringRef Line = logicalLine(S, Pos).trim();
-    if (Line.empty() || Line.starts_with("//"))
-      continue;
-    if (Line.starts_with("/*")) {
-      size_t End = S.find("*/", LineStart);
-      if (End == StringRef::npos)
-        break;
-      // Only a comment that ends its line: code after it ends the preamble.
-      size_t After = End + 2;
-      StringRef Tail = S.substr(After).split('\n').first.trim();
-      if (!Tail.empty() && !Tail.starts_with("//"))
-        break;
-      Pos = S.find('\n', After);
-      Pos = Pos == StringRef::npos ? S.size() : Pos + 1;
-      continue;
-    }
-    if (!Line.consume_front("#"))
-      break;
-    Line = Line.ltrim();
-    StringRef Name = Line.take_while(llvm::isAlpha);
-    if (Name == "include") {
-      StringRef Target = Line.drop_front(Name.size()).ltrim();
-      char Close = Target.starts_with("<") ? '>' : '"';
-      size_t End = Target.find(Close, 1);
-      if (!(Target.starts_with("<") || Target.starts_with("\"")) ||
-          End == StringRef::npos)
-        break;
-      StringRef Rest = Target.drop_front(End + 1).trim();
-      if (!Rest.empty() && !Rest.starts_with("//"))
-        break;
-      Target = Target.take_front(End + 1);
-      Directives += "#include " + Target.str() + "\n";
-      // The preamble ends at a line start (-preamble-bytes=N,1).
-      if (Target.drop_front().starts_with("torch/") && S[Pos - 1] == '\n')
-        Found = Preamble{Directives, static_cast<unsigned>(Pos)};
-      continue;
-    }
-    // Comments inside other directives are not worth parsing: stop there.
-    bool Plain = !Line.contains("//") && !Line.contains("/*");
-    if ((Name == "define" || Name == "undef") && Plain) {
-      Directives += "#" + Line.str() + "\n";
-      continue;
-    }
-    if (Name == "pragma" && Plain && !Line.contains("once")) {
-      Directives += "#" + Line.str() + "\n";
-      continue;
-    }
-    break;
-  }
-  return Found;
-}
 
 /// The values of clang-tidy's --extra-arg (or --extra-arg-before) in \p C.
 static std::vector<std::string> extraArgs(const CommandLine &C,
@@ -128,10 +58,20 @@ argsWithoutSource(const clang::tooling::CompileCommand &Cmd) {
   return Args;
 }
 
-std::string preambleGroupKey(const clang::tooling::CompileCommand &Cmd) {
-  std::string Key = Cmd.Directory;
-  for (const std::string &A : argsWithoutSource(Cmd))
-    Key += '\0' + A;
+std::string sharingKey(llvm::ArrayRef<std::string> UnitArgs) {
+  std::string Key;
+  for (size_t I = 0; I < UnitArgs.size(); ++I) {
+    StringRef A = UnitArgs[I];
+    if (A == "-I" || A == "-iquote" || A == "--include-directory") {
+      ++I; // and its folder
+      continue;
+    }
+    if (A.starts_with("-I") || A.starts_with("-iquote") ||
+        A.starts_with("--include-directory="))
+      continue;
+    Key += A;
+    Key += '\0';
+  }
   return Key;
 }
 
@@ -143,9 +83,8 @@ bool hasForcedInclude(const clang::tooling::CompileCommand &Cmd) {
 }
 
 std::vector<std::string>
-preambleCommand(const CommandLine &C, const clang::tooling::CompileCommand &Cmd,
-                const clang::tidy::ClangTidyOptions &Options, StringRef Header,
-                StringRef Pch) {
+unitClangArgs(const CommandLine &C, const clang::tooling::CompileCommand &Cmd,
+              const clang::tidy::ClangTidyOptions &Options) {
   std::vector<std::string> Args = argsWithoutSource(Cmd);
   if (Args.empty())
     return Args;
@@ -165,8 +104,19 @@ preambleCommand(const CommandLine &C, const clang::tooling::CompileCommand &Cmd,
   if (Options.ExtraArgs)
     Args.insert(Args.end(), Options.ExtraArgs->begin(),
                 Options.ExtraArgs->end());
-  // Implicit instantiations done once here, not again in every unit.
-  for (StringRef A : {"-fpch-instantiate-templates", "-x", "c++-header"})
+  return Args;
+}
+
+std::vector<std::string> preambleCommand(llvm::ArrayRef<std::string> UnitArgs,
+                                         StringRef Header, StringRef Pch) {
+  std::vector<std::string> Args(UnitArgs.begin(), UnitArgs.end());
+  if (Args.empty())
+    return Args;
+  // No timestamps: a header kept in the cache stays valid while the files
+  // it reads keep their content (the cache key hashes them).
+  for (StringRef A : {"-Xclang", "-fno-pch-timestamp",
+                      "-fpch-instantiate-templates",
+                      "-x", "c++-header"})
     Args.push_back(A.str());
   Args.push_back(Header.str());
   Args.push_back("-o");
@@ -223,48 +173,60 @@ std::optional<std::string> buildPreamble(llvm::ArrayRef<std::string> Args) {
   return std::nullopt;
 }
 
-std::vector<PreambleGroup> planPreambles(llvm::ArrayRef<std::string> Files,
+std::vector<PreambleGroup> planPreambles(const CommandLine &C,
+                                         llvm::ArrayRef<std::string> Files,
                                          llvm::ArrayRef<UnitInputs> Inputs,
                                          llvm::ArrayRef<size_t> Units,
-                                         size_t MinUnits,
-                                         std::vector<unsigned> &Bytes) {
-  Bytes.assign(Files.size(), 0);
-  std::vector<PreambleGroup> Groups;
-  std::map<std::string, size_t> ByKey; // ordered: groups in file order
+                                         unsigned Jobs) {
+  std::vector<size_t> Candidates;
   for (size_t I : Units) {
     const auto &Cmd = Inputs[I].Command;
-    if (!Cmd || hasForcedInclude(*Cmd))
+    if (Cmd && !hasForcedInclude(*Cmd) && onlyTorchChecks(Inputs[I].Options))
+      Candidates.push_back(I);
+  }
+  struct Scan {
+    std::vector<std::string> Args;
+    std::optional<LeadingIncludes> Leading;
+  };
+  std::vector<Scan> Scans(Candidates.size());
+  std::atomic<size_t> Next{0};
+  auto Work = [&] {
+    for (size_t J; (J = Next++) < Candidates.size();) {
+      size_t I = Candidates[J];
+      Scans[J].Args = unitClangArgs(C, *Inputs[I].Command, Inputs[I].Options);
+      if (Scans[J].Args.empty())
+        continue;
+      std::vector<std::string> Args = Scans[J].Args;
+      Args.push_back(Files[I]);
+      Scans[J].Leading = scanLeadingIncludes(Args, Inputs[I].directory());
+    }
+  };
+  std::vector<std::thread> Threads;
+  for (unsigned T = 0; T < std::max(1u, Jobs); ++T)
+    Threads.emplace_back(Work);
+  for (std::thread &T : Threads)
+    T.join();
+
+  std::vector<PreambleGroup> Groups;
+  std::map<std::string, size_t> ByKey;
+  for (size_t J = 0; J < Candidates.size(); ++J) {
+    if (!Scans[J].Leading)
       continue;
-    auto Buf = llvm::MemoryBuffer::getFile(Files[I]);
-    if (!Buf)
-      continue;
-    std::optional<Preamble> P = scanPreamble((*Buf)->getBuffer());
-    if (!P)
-      continue;
-    const clang::tidy::ClangTidyOptions &Options = Inputs[I].Options;
-    if (!onlyTorchChecks(Options))
-      continue;
-    std::string Key = preambleGroupKey(*Cmd) + '\0' + P->Directives;
-    for (const auto *Extra : {&Options.ExtraArgsBefore, &Options.ExtraArgs})
-      if (*Extra)
-        for (const std::string &A : **Extra)
-          Key += '\0' + A;
+    const LeadingIncludes &L = *Scans[J].Leading;
+    std::string Directives;
+    for (const std::string &S : L.Spelled)
+      Directives += "#include " + S + "\n";
+    std::string Key = sharingKey(Scans[J].Args) + '\1' + Directives;
+    for (const std::string &F : L.Files)
+      Key += F + '\n';
     auto [It, New] = ByKey.try_emplace(Key, Groups.size());
     if (New)
-      Groups.push_back({P->Directives, *Cmd, Options, {}});
-    Groups[It->second].Units.push_back(I);
-    Bytes[I] = P->Bytes;
+      Groups.push_back({Directives, Scans[J].Args,
+                        Inputs[Candidates[J]].directory().str(), L.Files,
+                        Key, {}});
+    Groups[It->second].Units.push_back(Candidates[J]);
   }
-  std::vector<PreambleGroup> Kept;
-  for (PreambleGroup &G : Groups) {
-    if (G.Units.size() >= MinUnits) {
-      Kept.push_back(std::move(G));
-      continue;
-    }
-    for (size_t I : G.Units)
-      Bytes[I] = 0;
-  }
-  return Kept;
+  return Groups;
 }
 
 } // namespace torch_tidy

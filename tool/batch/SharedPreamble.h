@@ -1,10 +1,12 @@
-//===- SharedPreamble.h - one precompiled preamble for many units --------===//
-// Answers: where does a source file's LibTorch preamble end, which units can
-// share one precompiled preamble, and how is it built? A unit that shares
-// one is analysed with `-include-pch P -Xclang -preamble-bytes=N,1`: clang
-// skips the first N bytes of the file and takes their declarations and
-// macros from P, as clangd does with its own preamble. See
-// docs/performance.md.
+//===- SharedPreamble.h - one precompiled header for many units ----------===//
+// Answers: which units can share one precompiled header of the library
+// headers they start with (LeadingIncludes.h), and how is it built? A unit
+// that shares one is analysed with `-include-pch P`: the header's
+// declarations and macros come from P, and the unit's own includes of those
+// headers then do nothing. Units share when their flags are the same but
+// for the folders they search for their own headers (-I, -iquote), and
+// their leading includes read the same files under those flags, which the
+// preprocessor shows. See docs/performance.md.
 #ifndef TORCH_TIDY_TOOL_SHAREDPREAMBLE_H
 #define TORCH_TIDY_TOOL_SHAREDPREAMBLE_H
 
@@ -20,28 +22,24 @@
 
 namespace torch_tidy {
 
-struct Preamble {
-  std::string Directives; ///< the directives alone, one per line
-  unsigned Bytes = 0;     ///< its length in the file, up to a line start
-};
-
-/// The start of \p Source up to and including the line of its last include
-/// of a torch header (<torch/...>), when everything before that line is
-/// blank, a comment, or an #include, #define, #undef or #pragma directive.
-std::optional<Preamble> scanPreamble(llvm::StringRef Source);
-
-/// The clang command line that builds \p Header into \p Pch for units
-/// compiled by \p Cmd under \p Options: the unit's own command as
-/// clang-tidy would run it, minus the source and outputs, plus torch-tidy's
-/// and the configuration's extra arguments.
+/// The clang command line a worker parses a unit compiled by \p Cmd with
+/// under \p Options, without the source file: the unit's own command minus
+/// the source and outputs, plus torch-tidy's and the configuration's extra
+/// arguments.
 std::vector<std::string>
-preambleCommand(const CommandLine &C, const clang::tooling::CompileCommand &Cmd,
-                const clang::tidy::ClangTidyOptions &Options,
-                llvm::StringRef Header, llvm::StringRef Pch);
+unitClangArgs(const CommandLine &C, const clang::tooling::CompileCommand &Cmd,
+              const clang::tidy::ClangTidyOptions &Options);
 
-/// The part of a unit's compile command that decides its preamble; units
-/// with equal keys and equal directives share one.
-std::string preambleGroupKey(const clang::tooling::CompileCommand &Cmd);
+/// The clang command line that builds \p Header into \p Pch for units with
+/// \p UnitArgs (from unitClangArgs).
+std::vector<std::string> preambleCommand(llvm::ArrayRef<std::string> UnitArgs,
+                                         llvm::StringRef Header,
+                                         llvm::StringRef Pch);
+
+/// \p UnitArgs without the folders searched for the unit's own headers
+/// (-I, -iquote): units whose leading includes read the same files under
+/// their own folders and have equal keys can share a precompiled header.
+std::string sharingKey(llvm::ArrayRef<std::string> UnitArgs);
 
 /// True when \p Cmd already uses a precompiled header or a forced include,
 /// which a shared preamble cannot stack on.
@@ -52,24 +50,27 @@ bool hasForcedInclude(const clang::tooling::CompileCommand &Cmd);
 /// preamble whose parse says anything could change what units report).
 std::optional<std::string> buildPreamble(llvm::ArrayRef<std::string> Args);
 
-/// Units that share one preamble: their directives, the command and
-/// configuration it is built with, and the units' indices, in order.
+/// Units that share one precompiled header: its directives, the command
+/// line it is built with (its first unit's), the files it reads, a key over
+/// all that, and the units' indices, in order.
 struct PreambleGroup {
   std::string Directives;
-  clang::tooling::CompileCommand Command; ///< its first unit's
-  clang::tidy::ClangTidyOptions Options;  ///< its first unit's
+  std::vector<std::string> UnitArgs; ///< the first unit's, without source
+  std::string Directory;             ///< where the first unit compiles
+  std::vector<std::string> Files;
+  std::string Key;
   std::vector<size_t> Units;
 };
 
-/// The groups of at least \p MinUnits among \p Units (indices into
-/// \p Files, absolute paths, and \p Inputs, what each is analysed with)
-/// that can share a preamble; \p Bytes receives each grouped unit's
-/// preamble length (0 for the others).
-std::vector<PreambleGroup> planPreambles(llvm::ArrayRef<std::string> Files,
+/// The groups among \p Units (indices into \p Files, absolute paths, and
+/// \p Inputs, what each is analysed with) that could share a precompiled
+/// header, one per set of leading includes, in file order; the units are
+/// scanned on \p Jobs threads.
+std::vector<PreambleGroup> planPreambles(const CommandLine &C,
+                                         llvm::ArrayRef<std::string> Files,
                                          llvm::ArrayRef<UnitInputs> Inputs,
                                          llvm::ArrayRef<size_t> Units,
-                                         size_t MinUnits,
-                                         std::vector<unsigned> &Bytes);
+                                         unsigned Jobs);
 
 } // namespace torch_tidy
 

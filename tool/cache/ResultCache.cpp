@@ -125,13 +125,7 @@ std::optional<CachedResult> ResultCache::lookup(StringRef Key,
   Result.ExportedFixes = R.blob("fixes");
   if (!R.ok() || !R.rest().empty())
     return std::nullopt;
-  // Recently used: trim() evicts by modification time.
-  int FD = -1;
-  if (!fs::openFileForWrite(Path, FD, fs::CD_OpenExisting, fs::OF_Append)) {
-    (void)fs::setLastAccessAndModificationTime(
-        FD, std::chrono::system_clock::now());
-    (void)llvm::sys::Process::SafelyCloseFileDescriptor(FD);
-  }
+  markRecentlyUsed(Path); // trim() evicts by modification time
   return Result;
 }
 
@@ -160,23 +154,38 @@ void ResultCache::store(StringRef Key, llvm::ArrayRef<std::string> Deps,
   std::string Path = pathOf(Key);
   if (fs::create_directories(llvm::sys::path::parent_path(Path)))
     return;
+  (void)writeFileAtomically(Path, Body);
+}
+
+bool writeFileAtomically(StringRef Path, StringRef Data) {
   // Written under a unique name, then renamed: readers see all or nothing.
   llvm::SmallString<256> Tmp;
   int FD = -1;
   if (fs::createUniqueFile(Path + ".tmp-%%%%%%%%", FD, Tmp))
-    return;
+    return false;
   {
     llvm::raw_fd_ostream Out(FD, /*shouldClose=*/true);
-    Out << Body;
+    Out << Data;
     Out.close();
     if (Out.has_error()) {
       Out.clear_error();
       (void)fs::remove(Tmp);
-      return;
+      return false;
     }
   }
-  if (fs::rename(Tmp, Path))
-    (void)fs::remove(Tmp);
+  if (!fs::rename(Tmp, Path))
+    return true;
+  (void)fs::remove(Tmp);
+  return false;
+}
+
+void markRecentlyUsed(StringRef Path) {
+  int FD = -1;
+  if (!fs::openFileForWrite(Path, FD, fs::CD_OpenExisting, fs::OF_Append)) {
+    (void)fs::setLastAccessAndModificationTime(
+        FD, std::chrono::system_clock::now());
+    (void)llvm::sys::Process::SafelyCloseFileDescriptor(FD);
+  }
 }
 
 void ResultCache::trim() {
@@ -190,7 +199,8 @@ void ResultCache::trim() {
   std::error_code EC;
   for (fs::recursive_directory_iterator It(Dir, EC), End; It != End && !EC;
        It.increment(EC)) {
-    if (llvm::sys::path::extension(It->path()) != ".entry")
+    StringRef Ext = llvm::sys::path::extension(It->path());
+    if (Ext != ".entry" && Ext != ".pch") // results, shared preambles
       continue;
     fs::file_status St;
     if (fs::status(It->path(), St) || St.type() != fs::file_type::regular_file)
@@ -206,8 +216,11 @@ void ResultCache::trim() {
   for (const Entry &E : Entries) {
     if (Total <= MaxBytes)
       break;
-    if (!fs::remove(E.Path))
-      Total -= E.Size;
+    if (fs::remove(E.Path))
+      continue;
+    Total -= E.Size;
+    if (StringRef(E.Path).ends_with(".pch")) // and the header it was built of
+      (void)fs::remove(StringRef(E.Path).drop_back(3).str() + "h");
   }
 }
 

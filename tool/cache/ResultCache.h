@@ -23,6 +23,14 @@ namespace torch_tidy {
 /// 32 hex digits of a 128-bit hash of \p Data.
 std::string hashHex(llvm::StringRef Data);
 
+/// Writes \p Data to \p Path under a unique name, then renames it: readers
+/// see all or nothing. False when it could not.
+bool writeFileAtomically(llvm::StringRef Path, llvm::StringRef Data);
+
+/// Marks the cache file \p Path as used now (trim() evicts by modification
+/// time).
+void markRecentlyUsed(llvm::StringRef Path);
+
 /// Content hashes of files, each file read once per process; thread-safe.
 class FileHashes {
 public:

@@ -88,7 +88,7 @@ compileCommandFor(const CommandLine &C,
 
 /// This build of torch-tidy: its version, LLVM's, and the executable's
 /// size and modification time (a rebuild changes them).
-static std::string buildIdentity() {
+std::string buildIdentity() {
   static int Anchor;
   std::string Self = llvm::sys::fs::getMainExecutable(nullptr, &Anchor);
   llvm::sys::fs::file_status St;

@@ -40,6 +40,10 @@ compileCommandFor(const CommandLine &C,
                   const clang::tooling::CompilationDatabase *DB,
                   llvm::StringRef Source);
 
+/// This build of torch-tidy: its version, LLVM's, and the executable's
+/// size and modification time (a rebuild changes them).
+std::string buildIdentity();
+
 /// What a unit is analysed with, looked up once per unit.
 struct UnitInputs {
   std::optional<clang::tooling::CompileCommand> Command;

@@ -1,0 +1,401 @@
+//===- LeadingIncludes.cpp ------------------------------------------------===//
+#include "tool/batch/LeadingIncludes.h"
+#include "checks/libtorch/ProgramCode.h"
+#include "clang/Basic/Diagnostic.h"
+#include "clang/Basic/DiagnosticOptions.h"
+#include "clang/Driver/CreateInvocationFromArgs.h"
+#include "clang/Frontend/CompilerInstance.h"
+#include "clang/Frontend/FrontendActions.h"
+#include "clang/Lex/DependencyDirectivesScanner.h"
+#include "clang/Lex/HeaderSearch.h"
+#include "clang/Lex/PPCallbacks.h"
+#include "clang/Lex/Preprocessor.h"
+#include "llvm/ADT/DenseSet.h"
+#include "llvm/ADT/StringMap.h"
+#include "llvm/ADT/StringSet.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/VirtualFileSystem.h"
+#include <memory>
+#include <mutex>
+
+using namespace clang;
+using llvm::StringRef;
+
+namespace torch_tidy {
+namespace {
+
+/// A library file reduced to its dependency directives, shared by every
+/// scan of the run (the files do not change during it).
+struct Minimized {
+  llvm::SmallVector<dependency_directives_scan::Token, 0> Tokens;
+  llvm::SmallVector<dependency_directives_scan::Directive, 0> Directives;
+  bool Ok = false;
+};
+std::mutex MinimizedLock;
+llvm::StringMap<std::unique_ptr<Minimized>> MinimizedFiles;
+
+const Minimized &minimized(FileEntryRef File, FileManager &FM) {
+  std::string Key = File.getFileEntry().tryGetRealPathName().str();
+  if (Key.empty())
+    Key = File.getName().str();
+  {
+    std::lock_guard<std::mutex> L(MinimizedLock);
+    auto It = MinimizedFiles.find(Key);
+    if (It != MinimizedFiles.end())
+      return *It->second;
+  }
+  auto M = std::make_unique<Minimized>();
+  if (auto Buf = FM.getBufferForFile(File))
+    M->Ok = !scanSourceForDependencyDirectives((*Buf)->getBuffer(), M->Tokens,
+                                               M->Directives);
+  std::lock_guard<std::mutex> L(MinimizedLock);
+  auto [It, New] = MinimizedFiles.try_emplace(Key, std::move(M));
+  return *It->second;
+}
+
+/// What one scan learns; shared by its callbacks and its directives getter.
+struct ScanState {
+  /// Files lexed in full: the unit and its own headers of the leading part.
+  llvm::DenseSet<const FileEntry *> Own;
+  bool Open = true;      ///< still in the leading part
+  bool FullLex = false;  ///< probing a second inclusion: read files in full
+  bool Rejected = false; ///< a library header tests an own header's guard
+  struct Entry {
+    std::string Spelled;
+    bool LibTorch = false;
+    std::string Path;
+    bool Guarded = false; ///< including it again does nothing
+    std::vector<std::string> Files;
+  };
+  std::vector<Entry> Entries;
+};
+
+class Getter : public DependencyDirectivesGetter {
+public:
+  Getter(ScanState &S, FileManager &FM) : S(S), FM(FM) {}
+  std::unique_ptr<DependencyDirectivesGetter>
+  cloneFor(FileManager &Other) override {
+    return std::make_unique<Getter>(S, Other);
+  }
+  std::optional<ArrayRef<dependency_directives_scan::Directive>>
+  operator()(FileEntryRef File) override {
+    if (S.FullLex || S.Own.contains(&File.getFileEntry()))
+      return std::nullopt;
+    const Minimized &M = minimized(File, FM);
+    if (!M.Ok)
+      return std::nullopt;
+    return ArrayRef<dependency_directives_scan::Directive>(M.Directives);
+  }
+
+private:
+  ScanState &S;
+  FileManager &FM;
+};
+
+/// Follows the leading part of the unit: its own files may hold include
+/// guards, `#pragma once`, and includes; anything else ends it.
+class Recorder : public PPCallbacks {
+public:
+  Recorder(ScanState &S, Preprocessor &PP)
+      : S(S), SM(PP.getSourceManager()) {}
+
+  /// True when \p Tok is code of the unit's own: the leading part is over.
+  bool isOwnCode(const Token &Tok) const {
+    FileID F = SM.getFileID(SM.getExpansionLoc(Tok.getLocation()));
+    OptionalFileEntryRef FE = SM.getFileEntryRefForID(F);
+    return FE && S.Own.contains(&FE->getFileEntry());
+  }
+
+  /// A second inclusion of a header, probed after the leading part: does
+  /// it leave the macros as they were? (Its tokens show in Lex.)
+  struct Probe {
+    size_t Depth = 0;
+    bool Done = false;
+    llvm::StringMap<bool> DefinedBefore; ///< each macro it touches
+  };
+  std::optional<Probe> Probing;
+  size_t depth() const { return Stack.size(); }
+  bool probeChangedMacros(Preprocessor &PP) const {
+    for (const auto &[Name, Before] : Probing->DefinedBefore)
+      if (PP.isMacroDefined(Name) != Before || Before)
+        return true; // redefined or left changed
+    return false;
+  }
+
+  void FileChanged(SourceLocation Loc, FileChangeReason Reason,
+                   SrcMgr::CharacteristicKind, FileID) override {
+    if (Reason == ExitFile) {
+      if (!Stack.empty())
+        Stack.pop_back();
+      if (Probing && Stack.size() < Probing->Depth)
+        Probing->Done = true;
+      return;
+    }
+    if (Reason != EnterFile)
+      return;
+    FileID F = SM.getFileID(Loc);
+    OptionalFileEntryRef FE = SM.getFileEntryRefForID(F);
+    Frame Fr;
+    Fr.Own = FE && S.Own.contains(&FE->getFileEntry());
+    Fr.Entry = NextEntry >= 0 ? NextEntry
+                              : (Stack.empty() ? -1 : Stack.back().Entry);
+    NextEntry = -1;
+    if (Fr.Entry >= 0 && FE) {
+      StringRef Real = FE->getFileEntry().tryGetRealPathName();
+      std::string Path = Real.empty() ? FE->getName().str() : Real.str();
+      if (Seen.insert(Path).second)
+        S.Entries[Fr.Entry].Files.push_back(Path);
+    }
+    Stack.push_back(Fr);
+  }
+
+  void FileSkipped(const FileEntryRef &, const Token &,
+                   SrcMgr::CharacteristicKind) override {
+    NextEntry = -1;
+  }
+
+  void InclusionDirective(SourceLocation HashLoc, const Token &, StringRef Name,
+                          bool IsAngled, CharSourceRange,
+                          OptionalFileEntryRef File, StringRef, StringRef,
+                          const Module *, bool,
+                          SrcMgr::CharacteristicKind Kind) override {
+    NextEntry = -1;
+    if (!inOwnFile() || !S.Open)
+      return;
+    ++Stack.back().Directives;
+    if (!File) {
+      S.Open = false;
+      return;
+    }
+    StringRef Real = File->getFileEntry().tryGetRealPathName();
+    bool Library = Kind != SrcMgr::C_User ||
+                   clang::tidy::torch::libtorch::isLibTorchFile(
+                       Real.empty() ? File->getName() : Real);
+    if (!Library) { // the unit's own header
+      S.Own.insert(&File->getFileEntry());
+      return;
+    }
+    // The shared header spells it the same way; a quoted one could resolve
+    // next to the unit.
+    if (!IsAngled) {
+      S.Open = false;
+      return;
+    }
+    // LibTorch's own entry points, not any header of its include tree
+    // (Debian's is /usr/include).
+    bool LibTorch = llvm::any_of(
+        std::initializer_list<StringRef>{"torch/", "ATen/", "c10/"},
+        [&](StringRef P) { return Name.starts_with(P); });
+    NextEntry = static_cast<int>(S.Entries.size());
+    S.Entries.push_back({"<" + Name.str() + ">", LibTorch,
+                         File->getName().str(), false, {}});
+    (void)HashLoc;
+  }
+
+  void Ifndef(SourceLocation Loc, const Token &Name,
+              const MacroDefinition &) override {
+    if (!inOwnFile())
+      return testsGuard(Name);
+    Frame &F = Stack.back();
+    if (F.Directives++ == 0 && F.Guard.empty())
+      F.Guard = Name.getIdentifierInfo()->getName().str();
+    else
+      close();
+    (void)Loc;
+  }
+  void MacroDefined(const Token &Name, const MacroDirective *MD) override {
+    if (Probing && !Probing->Done) {
+      const MacroDirective *Prev = MD ? MD->getPrevious() : nullptr;
+      Probing->DefinedBefore.try_emplace(Name.getIdentifierInfo()->getName(),
+                                         Prev && Prev->isDefined());
+    }
+    if (!inOwnFile())
+      return;
+    Frame &F = Stack.back();
+    StringRef N = Name.getIdentifierInfo()->getName();
+    if (F.Directives++ == 1 && N == F.Guard && !F.Guard.empty())
+      Guards.insert(N);
+    else
+      close();
+  }
+  void Ifdef(SourceLocation, const Token &Name,
+             const MacroDefinition &) override {
+    if (!inOwnFile())
+      return testsGuard(Name);
+    close();
+  }
+  void Defined(const Token &Name, const MacroDefinition &,
+               SourceRange) override {
+    if (!inOwnFile())
+      testsGuard(Name);
+  }
+  void MacroExpands(const Token &Name, const MacroDefinition &, SourceRange,
+                    const MacroArgs *) override {
+    if (!inOwnFile())
+      testsGuard(Name);
+    else
+      close();
+  }
+  void If(SourceLocation, SourceRange, ConditionValueKind) override {
+    if (inOwnFile())
+      close();
+  }
+  void Elif(SourceLocation, SourceRange, ConditionValueKind,
+            SourceLocation) override {
+    if (inOwnFile())
+      close();
+  }
+  void Else(SourceLocation, SourceLocation) override {
+    if (inOwnFile())
+      close();
+  }
+  void MacroUndefined(const Token &Name, const MacroDefinition &,
+                      const MacroDirective *) override {
+    if (Probing && !Probing->Done)
+      Probing->DefinedBefore.try_emplace(Name.getIdentifierInfo()->getName(),
+                                         true);
+    if (inOwnFile())
+      close();
+  }
+  void PragmaDirective(SourceLocation Loc, PragmaIntroducerKind) override {
+    if (!inOwnFile())
+      return;
+    StringRef Text(SM.getCharacterData(Loc));
+    Text = Text.take_until([](char C) { return C == '\n'; });
+    Text = Text.ltrim("# \t");
+    if (!Text.consume_front("pragma") || Text.trim() != "once")
+      close();
+  }
+
+private:
+  struct Frame {
+    bool Own = false;
+    int Entry = -1; ///< the leading include this file is read for
+    std::string Guard;
+    unsigned Directives = 0;
+  };
+  bool inOwnFile() const { return !Stack.empty() && Stack.back().Own; }
+  void close() { S.Open = false; }
+  void testsGuard(const Token &Name) {
+    if (Guards.contains(Name.getIdentifierInfo()->getName()))
+      S.Rejected = true;
+  }
+
+  ScanState &S;
+  SourceManager &SM;
+  std::vector<Frame> Stack;
+  llvm::StringSet<> Guards, Seen;
+  int NextEntry = -1;
+};
+
+class ScanAction : public PreprocessorFrontendAction {
+public:
+  explicit ScanAction(ScanState &S) : S(S) {}
+
+protected:
+  void ExecuteAction() override {
+    Preprocessor &PP = getCompilerInstance().getPreprocessor();
+    auto R = std::make_unique<Recorder>(S, PP);
+    Recorder *Rec = R.get();
+    PP.addPPCallbacks(std::move(R));
+    PP.EnterMainSourceFile();
+    Token Tok;
+    do
+      PP.Lex(Tok);
+    while (Tok.isNot(tok::eof) && S.Open && !Rec->isOwnCode(Tok));
+    // The unit's own includes of these headers must then do nothing.
+    HeaderSearch &HS = PP.getHeaderSearchInfo();
+    FileManager &FM = PP.getFileManager();
+    for (ScanState::Entry &E : S.Entries)
+      if (auto FE = FM.getOptionalFileRef(E.Path))
+        E.Guarded = HS.isFileMultipleIncludeGuarded(*FE);
+    // A header guarded only in part (<cmath>): include it once more; it
+    // must give no token and leave every macro as it was.
+    S.FullLex = true;
+    for (ScanState::Entry &E : S.Entries) {
+      if (E.Guarded || E.Files.empty() || Tok.is(tok::eof))
+        continue;
+      auto FE = FM.getOptionalFileRef(E.Path);
+      if (!FE)
+        continue;
+      SourceManager &SM = PP.getSourceManager();
+      FileID F = SM.createFileID(*FE, SourceLocation(), SrcMgr::C_System);
+      Rec->Probing.emplace();
+      Rec->Probing->Depth = Rec->depth() + 1;
+      if (PP.EnterSourceFile(F, nullptr, SourceLocation()))
+        break;
+      Token After;
+      PP.Lex(After);
+      E.Guarded = Rec->Probing->Done && !Rec->probeChangedMacros(PP);
+      Rec->Probing.reset();
+      if (!E.Guarded)
+        break; // the preprocessor is somewhere in that header
+    }
+  }
+
+private:
+  ScanState &S;
+};
+
+class Silent : public DiagnosticConsumer {};
+} // namespace
+
+std::optional<LeadingIncludes> scanLeadingIncludes(ArrayRef<std::string> Args,
+                                                   StringRef Directory) {
+  llvm::IntrusiveRefCntPtr<llvm::vfs::FileSystem> FS(
+      llvm::vfs::createPhysicalFileSystem().release());
+  if (FS->setCurrentWorkingDirectory(Directory))
+    return std::nullopt;
+  std::vector<const char *> Argv;
+  for (const std::string &A : Args)
+    Argv.push_back(A.c_str());
+  Silent Diags;
+  DiagnosticOptions DiagOpts;
+  auto Engine = llvm::makeIntrusiveRefCnt<DiagnosticsEngine>(
+      DiagnosticIDs::create(), DiagOpts, &Diags, false);
+  CreateInvocationOptions Opts;
+  Opts.Diags = Engine;
+  Opts.VFS = FS;
+  std::shared_ptr<CompilerInvocation> Inv = createInvocation(Argv, Opts);
+  if (!Inv || !Inv->getLangOpts().CPlusPlus || Inv->getLangOpts().CUDA ||
+      Inv->getFrontendOpts().Inputs.size() != 1)
+    return std::nullopt;
+  Inv->getFrontendOpts().ProgramAction = frontend::ParseSyntaxOnly;
+  CompilerInstance CI(std::move(Inv));
+  CI.createVirtualFileSystem(FS, &Diags);
+  CI.createDiagnostics(&Diags, /*ShouldOwnClient=*/false);
+  CI.createFileManager();
+  ScanState S;
+  CI.setDependencyDirectivesGetter(
+      std::make_unique<Getter>(S, CI.getFileManager()));
+  // The unit itself is read in full.
+  StringRef Main = CI.getFrontendOpts().Inputs[0].getFile();
+  if (auto FE = CI.getFileManager().getOptionalFileRef(Main))
+    S.Own.insert(&FE->getFileEntry());
+  ScanAction Action(S);
+  bool Ran = CI.ExecuteAction(Action);
+  if (!Ran || S.Rejected)
+    return std::nullopt;
+  // An include that reads no new file was read before: the unit's own
+  // copy of it does the same with or without the shared header.
+  LeadingIncludes Out;
+  size_t Last = S.Entries.size();
+  for (size_t I = 0; I < S.Entries.size(); ++I)
+    if (S.Entries[I].LibTorch && !S.Entries[I].Files.empty())
+      Last = I;
+  if (Last == S.Entries.size())
+    return std::nullopt;
+  for (size_t I = 0; I <= Last; ++I) {
+    const ScanState::Entry &E = S.Entries[I];
+    if (E.Files.empty())
+      continue;
+    if (!E.Guarded)
+      return std::nullopt;
+    Out.Spelled.push_back(E.Spelled);
+    llvm::append_range(Out.Files, E.Files);
+  }
+  return Out;
+}
+
+} // namespace torch_tidy

@@ -1,0 +1,43 @@
+//===- LeadingIncludes.h - the library headers a unit starts with --------===//
+// Answers, with the preprocessor and before any parse: which library headers
+// (LibTorch's, the standard library's, any system header) does a unit
+// include before anything of its own, and which files do they read under its
+// flags? "Before anything of its own" follows the unit's first includes into
+// its own headers: `#include "detector.h"` whose first line includes
+// <torch/torch.h> starts the unit with <torch/torch.h>. Only include guards,
+// `#pragma once`, comments and includes may come first.
+//
+// Such a unit is unchanged by a precompiled header of those includes put in
+// front of it: the headers are read in the same order with the same macros,
+// and the unit's own includes of them then do nothing (each is guarded).
+// Two units can share that header when the includes and the files they read
+// are the same; SharedPreamble.h groups them. The files of library headers
+// are read as dependency directives only (as clang-scan-deps does), so a scan
+// costs a fraction of a parse.
+#ifndef TORCH_TIDY_TOOL_LEADINGINCLUDES_H
+#define TORCH_TIDY_TOOL_LEADINGINCLUDES_H
+
+#include "llvm/ADT/ArrayRef.h"
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace torch_tidy {
+
+struct LeadingIncludes {
+  /// The includes, as spelled ("<torch/torch.h>"), in order, up to the last
+  /// one of a LibTorch header.
+  std::vector<std::string> Spelled;
+  /// Every file they read, in the order first read (absolute paths).
+  std::vector<std::string> Files;
+};
+
+/// The leading includes of the unit compiled by the clang command line
+/// \p Args (the source file included) in \p Directory; none when it does
+/// not start with a LibTorch header, is not C++, or does not preprocess.
+std::optional<LeadingIncludes> scanLeadingIncludes(llvm::ArrayRef<std::string> Args,
+                                                   llvm::StringRef Directory);
+
+} // namespace torch_tidy
+
+#endif // TORCH_TIDY_TOOL_LEADINGINCLUDES_H
