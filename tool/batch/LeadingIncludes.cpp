@@ -250,12 +250,14 @@ public:
     if (inOwnFile())
       close();
   }
-  void MacroUndefined(const Token &Name, const MacroDefinition &,
+  void MacroUndefined(const Token &Name, const MacroDefinition &MD,
                       const MacroDirective *) override {
-    if (Probing && !Probing->Done)
+    if (Probing && !Probing->Done && MD)
       Probing->DefinedBefore.try_emplace(Name.getIdentifierInfo()->getName(),
                                          true);
-    if (inOwnFile())
+    // Undefining a macro that is not defined (`#undef slots` before the
+    // LibTorch include, for Qt) changes nothing.
+    if (inOwnFile() && MD)
       close();
   }
   void PragmaDirective(SourceLocation Loc, PragmaIntroducerKind) override {
