@@ -543,7 +543,8 @@ bool Batch::SharedPreamble::await() {
 /// directory, so relative include paths resolve as they do for the unit);
 /// written under a temporary name and renamed, as a cache entry is.
 void Batch::build(SharedPreamble &P) {
-  std::string Tmp = P.Pch + ".tmp" + std::to_string(llvm::sys::Process::getProcessId());
+  std::string Tmp =
+      P.Pch + ".tmp" + std::to_string(llvm::sys::Process::getProcessId());
   bool Ok = writeFileAtomically(P.Header, P.Group.Directives);
   if (Ok) {
     std::vector<std::string> Args = {Self, BuildPreambleFlag.str(),

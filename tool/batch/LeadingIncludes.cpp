@@ -97,8 +97,7 @@ private:
 /// guards, `#pragma once`, and includes; anything else ends it.
 class Recorder : public PPCallbacks {
 public:
-  Recorder(ScanState &S, Preprocessor &PP)
-      : S(S), SM(PP.getSourceManager()) {}
+  Recorder(ScanState &S, Preprocessor &PP) : S(S), SM(PP.getSourceManager()) {}
 
   /// True when \p Tok is code of the unit's own: the leading part is over.
   bool isOwnCode(const Token &Tok) const {
@@ -138,8 +137,8 @@ public:
     OptionalFileEntryRef FE = SM.getFileEntryRefForID(F);
     Frame Fr;
     Fr.Own = FE && S.Own.contains(&FE->getFileEntry());
-    Fr.Entry = NextEntry >= 0 ? NextEntry
-                              : (Stack.empty() ? -1 : Stack.back().Entry);
+    Fr.Entry =
+        NextEntry >= 0 ? NextEntry : (Stack.empty() ? -1 : Stack.back().Entry);
     NextEntry = -1;
     if (Fr.Entry >= 0 && FE) {
       StringRef Real = FE->getFileEntry().tryGetRealPathName();
@@ -169,9 +168,9 @@ public:
       return;
     }
     StringRef Real = File->getFileEntry().tryGetRealPathName();
-    bool Library = Kind != SrcMgr::C_User ||
-                   clang::tidy::torch::libtorch::isLibTorchFile(
-                       Real.empty() ? File->getName() : Real);
+    bool Library =
+        Kind != SrcMgr::C_User || clang::tidy::torch::libtorch::isLibTorchFile(
+                                      Real.empty() ? File->getName() : Real);
     if (!Library) { // the unit's own header
       S.Own.insert(&File->getFileEntry());
       return;
@@ -188,8 +187,8 @@ public:
         std::initializer_list<StringRef>{"torch/", "ATen/", "c10/"},
         [&](StringRef P) { return Name.starts_with(P); });
     NextEntry = static_cast<int>(S.Entries.size());
-    S.Entries.push_back({"<" + Name.str() + ">", LibTorch,
-                         File->getName().str(), false, {}});
+    S.Entries.push_back(
+        {"<" + Name.str() + ">", LibTorch, File->getName().str(), false, {}});
     (void)HashLoc;
   }
 

@@ -35,8 +35,9 @@ struct LeadingIncludes {
 /// The leading includes of the unit compiled by the clang command line
 /// \p Args (the source file included) in \p Directory; none when it does
 /// not start with a LibTorch header, is not C++, or does not preprocess.
-std::optional<LeadingIncludes> scanLeadingIncludes(llvm::ArrayRef<std::string> Args,
-                                                   llvm::StringRef Directory);
+std::optional<LeadingIncludes>
+scanLeadingIncludes(llvm::ArrayRef<std::string> Args,
+                    llvm::StringRef Directory);
 
 } // namespace torch_tidy
 

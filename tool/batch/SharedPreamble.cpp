@@ -1,7 +1,7 @@
 //===- SharedPreamble.cpp -------------------------------------------------===//
 #include "tool/batch/SharedPreamble.h"
-#include "tool/batch/LeadingIncludes.h"
 #include "Version.h"
+#include "tool/batch/LeadingIncludes.h"
 #include "clang/Basic/Diagnostic.h"
 #include "clang/Basic/DiagnosticOptions.h"
 #include "clang/Driver/CreateInvocationFromArgs.h"
@@ -115,8 +115,7 @@ std::vector<std::string> preambleCommand(llvm::ArrayRef<std::string> UnitArgs,
   // No timestamps: a header kept in the cache stays valid while the files
   // it reads keep their content (the cache key hashes them).
   for (StringRef A : {"-Xclang", "-fno-pch-timestamp",
-                      "-fpch-instantiate-templates",
-                      "-x", "c++-header"})
+                      "-fpch-instantiate-templates", "-x", "c++-header"})
     Args.push_back(A.str());
   Args.push_back(Header.str());
   Args.push_back("-o");
@@ -221,9 +220,12 @@ std::vector<PreambleGroup> planPreambles(const CommandLine &C,
       Key += F + '\n';
     auto [It, New] = ByKey.try_emplace(Key, Groups.size());
     if (New)
-      Groups.push_back({Directives, Scans[J].Args,
-                        Inputs[Candidates[J]].directory().str(), L.Files,
-                        Key, {}});
+      Groups.push_back({Directives,
+                        Scans[J].Args,
+                        Inputs[Candidates[J]].directory().str(),
+                        L.Files,
+                        Key,
+                        {}});
     Groups[It->second].Units.push_back(Candidates[J]);
   }
   return Groups;
