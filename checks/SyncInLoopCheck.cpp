@@ -430,8 +430,7 @@ void SyncInLoopCheck::needsPerStep(SourceLocation Loc,
   // A function whose tensor parameters all receive CPU tensors in the whole
   // program (`unbind_captions(ids.cpu())`) waits for no device, unless the
   // tensor read has a device of its own (`image.to(device)`).
-  if (!Read.isBottom() && Read.kind() != device::DeviceValue::Unknown &&
-      Read.kind() != device::DeviceValue::Inherited)
+  if (Read.isKnown())
     return;
   for (const ParmVarDecl *P : Marker.Elsewhere->parameters())
     if (libtorch::isTensorType(P->getType().getNonReferenceType()))

@@ -35,10 +35,14 @@ struct Minimized {
 std::mutex MinimizedLock;
 llvm::StringMap<std::unique_ptr<Minimized>> MinimizedFiles;
 
+/// \p File's real path, or its name when the file manager has none.
+StringRef realPath(FileEntryRef File) {
+  StringRef Real = File.getFileEntry().tryGetRealPathName();
+  return Real.empty() ? File.getName() : Real;
+}
+
 const Minimized &minimized(FileEntryRef File, FileManager &FM) {
-  std::string Key = File.getFileEntry().tryGetRealPathName().str();
-  if (Key.empty())
-    Key = File.getName().str();
+  std::string Key = realPath(File).str();
   {
     std::lock_guard<std::mutex> L(MinimizedLock);
     auto It = MinimizedFiles.find(Key);
@@ -69,6 +73,15 @@ struct ScanState {
     std::vector<std::string> Files;
   };
   std::vector<Entry> Entries;
+  /// The last entry that is a LibTorch header and reads a new file: the
+  /// leading part ends there. Entries.size() when there is none.
+  size_t lastLibTorch() const {
+    size_t Last = Entries.size();
+    for (size_t I = 0; I < Entries.size(); ++I)
+      if (Entries[I].LibTorch && !Entries[I].Files.empty())
+        Last = I;
+    return Last;
+  }
 };
 
 class Getter : public DependencyDirectivesGetter {
@@ -115,8 +128,8 @@ public:
   };
   std::optional<Probe> Probing;
   size_t depth() const { return Stack.size(); }
-  bool probeChangedMacros(Preprocessor &PP) const {
-    for (const auto &[Name, Before] : Probing->DefinedBefore)
+  static bool changedMacros(const Probe &P, Preprocessor &PP) {
+    for (const auto &[Name, Before] : P.DefinedBefore)
       if (PP.isMacroDefined(Name) != Before || Before)
         return true; // redefined or left changed
     return false;
@@ -141,10 +154,9 @@ public:
         NextEntry >= 0 ? NextEntry : (Stack.empty() ? -1 : Stack.back().Entry);
     NextEntry = -1;
     if (Fr.Entry >= 0 && FE) {
-      StringRef Real = FE->getFileEntry().tryGetRealPathName();
-      std::string Path = Real.empty() ? FE->getName().str() : Real.str();
+      StringRef Path = realPath(*FE);
       if (Seen.insert(Path).second)
-        S.Entries[Fr.Entry].Files.push_back(Path);
+        S.Entries[Fr.Entry].Files.push_back(Path.str());
     }
     Stack.push_back(Fr);
   }
@@ -154,7 +166,7 @@ public:
     NextEntry = -1;
   }
 
-  void InclusionDirective(SourceLocation HashLoc, const Token &, StringRef Name,
+  void InclusionDirective(SourceLocation, const Token &, StringRef Name,
                           bool IsAngled, CharSourceRange,
                           OptionalFileEntryRef File, StringRef, StringRef,
                           const Module *, bool,
@@ -167,10 +179,9 @@ public:
       S.Open = false;
       return;
     }
-    StringRef Real = File->getFileEntry().tryGetRealPathName();
     bool Library =
-        Kind != SrcMgr::C_User || clang::tidy::torch::libtorch::isLibTorchFile(
-                                      Real.empty() ? File->getName() : Real);
+        Kind != SrcMgr::C_User ||
+        clang::tidy::torch::libtorch::isLibTorchFile(realPath(*File));
     if (!Library) { // the unit's own header
       S.Own.insert(&File->getFileEntry());
       return;
@@ -189,10 +200,9 @@ public:
     NextEntry = static_cast<int>(S.Entries.size());
     S.Entries.push_back(
         {"<" + Name.str() + ">", LibTorch, File->getName().str(), false, {}});
-    (void)HashLoc;
   }
 
-  void Ifndef(SourceLocation Loc, const Token &Name,
+  void Ifndef(SourceLocation, const Token &Name,
               const MacroDefinition &) override {
     if (!inOwnFile())
       return testsGuard(Name);
@@ -201,7 +211,6 @@ public:
       F.Guard = Name.getIdentifierInfo()->getName().str();
     else
       close();
-    (void)Loc;
   }
   void MacroDefined(const Token &Name, const MacroDirective *MD) override {
     if (Probing && !Probing->Done) {
@@ -305,16 +314,20 @@ protected:
     do
       PP.Lex(Tok);
     while (Tok.isNot(tok::eof) && S.Open && !Rec->isOwnCode(Tok));
-    // The unit's own includes of these headers must then do nothing.
+    // The unit's own includes of these headers must then do nothing; those
+    // after the leading part are the unit's business.
     HeaderSearch &HS = PP.getHeaderSearchInfo();
     FileManager &FM = PP.getFileManager();
-    for (ScanState::Entry &E : S.Entries)
+    size_t Last = S.lastLibTorch();
+    llvm::MutableArrayRef<ScanState::Entry> Leading(S.Entries);
+    Leading = Leading.take_front(Last == S.Entries.size() ? 0 : Last + 1);
+    for (ScanState::Entry &E : Leading)
       if (auto FE = FM.getOptionalFileRef(E.Path))
         E.Guarded = HS.isFileMultipleIncludeGuarded(*FE);
     // A header guarded only in part (<cmath>): include it once more; it
     // must give no token and leave every macro as it was.
     S.FullLex = true;
-    for (ScanState::Entry &E : S.Entries) {
+    for (ScanState::Entry &E : Leading) {
       if (E.Guarded || E.Files.empty() || Tok.is(tok::eof))
         continue;
       auto FE = FM.getOptionalFileRef(E.Path);
@@ -328,7 +341,8 @@ protected:
         break;
       Token After;
       PP.Lex(After);
-      E.Guarded = Rec->Probing->Done && !Rec->probeChangedMacros(PP);
+      E.Guarded =
+          Rec->Probing->Done && !Recorder::changedMacros(*Rec->Probing, PP);
       Rec->Probing.reset();
       if (!E.Guarded)
         break; // the preprocessor is somewhere in that header
@@ -381,10 +395,7 @@ std::optional<LeadingIncludes> scanLeadingIncludes(ArrayRef<std::string> Args,
   // An include that reads no new file was read before: the unit's own
   // copy of it does the same with or without the shared header.
   LeadingIncludes Out;
-  size_t Last = S.Entries.size();
-  for (size_t I = 0; I < S.Entries.size(); ++I)
-    if (S.Entries[I].LibTorch && !S.Entries[I].Files.empty())
-      Last = I;
+  size_t Last = S.lastLibTorch();
   if (Last == S.Entries.size())
     return std::nullopt;
   for (size_t I = 0; I <= Last; ++I) {

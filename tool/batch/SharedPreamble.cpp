@@ -12,10 +12,9 @@
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
+#include "llvm/Support/ThreadPool.h"
 #include "llvm/Support/VirtualFileSystem.h"
-#include <atomic>
 #include <map>
-#include <thread>
 
 using llvm::StringRef;
 
@@ -188,30 +187,26 @@ std::vector<PreambleGroup> planPreambles(const CommandLine &C,
     std::optional<LeadingIncludes> Leading;
   };
   std::vector<Scan> Scans(Candidates.size());
-  std::atomic<size_t> Next{0};
-  auto Work = [&] {
-    for (size_t J; (J = Next++) < Candidates.size();) {
+  llvm::DefaultThreadPool Pool(llvm::hardware_concurrency(Jobs));
+  for (size_t J = 0; J < Candidates.size(); ++J)
+    Pool.async([&, J] {
       size_t I = Candidates[J];
       Scans[J].Args = unitClangArgs(C, *Inputs[I].Command, Inputs[I].Options);
       if (Scans[J].Args.empty())
-        continue;
+        return;
       std::vector<std::string> Args = Scans[J].Args;
       Args.push_back(Files[I]);
       Scans[J].Leading = scanLeadingIncludes(Args, Inputs[I].directory());
-    }
-  };
-  std::vector<std::thread> Threads;
-  for (unsigned T = 0; T < std::max(1u, Jobs); ++T)
-    Threads.emplace_back(Work);
-  for (std::thread &T : Threads)
-    T.join();
+    });
+  Pool.wait();
 
   std::vector<PreambleGroup> Groups;
   std::map<std::string, size_t> ByKey;
   for (size_t J = 0; J < Candidates.size(); ++J) {
-    if (!Scans[J].Leading)
+    const std::optional<LeadingIncludes> &Leading = Scans[J].Leading;
+    if (!Leading)
       continue;
-    const LeadingIncludes &L = *Scans[J].Leading;
+    const LeadingIncludes &L = *Leading;
     std::string Directives;
     for (const std::string &S : L.Spelled)
       Directives += "#include " + S + "\n";

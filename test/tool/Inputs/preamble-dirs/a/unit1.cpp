@@ -1,6 +1,6 @@
 #include "model_a.h"
 
-double train1(NetA &net, torch::optim::SGD &opt, torch::Device device) {
+double train(NetA &net, torch::optim::SGD &opt, torch::Device device) {
   double total = 0;
   for (int step = 0; step < 10; ++step) {
     torch::Tensor x = torch::randn({4, 8}).to(device);
