@@ -36,13 +36,23 @@ void MissingDeviceGuardCheck::checkFunction(const FunctionDecl *Fn,
       Unguarded = &W;
       break;
     }
-  if (!Unguarded || program::guardedByEveryCaller(Fn, Ctx))
+  // Launchers defined in other files: only their units can say they start
+  // GPU work, so only a batch run (which asks them) reports these.
+  std::vector<const CallExpr *> Elsewhere;
+  if (!Unguarded && device::exportsUnitFacts())
+    for (const CallExpr *Call : program::callsOfOtherFiles(Fn))
+      if (!program::guardedAt(Fn, Call))
+        Elsewhere.push_back(Call);
+  if ((!Unguarded && Elsewhere.empty()) ||
+      program::guardedByEveryCaller(Fn, Ctx))
     return;
   const SourceManager &SM = Ctx.getSourceManager();
   SourceLocation Loc = reportAtFunction(
       Fn, {device::ProgramFacts::guardOf(device::functionKey(Fn))}, SM);
   if (Loc.isInvalid())
     return;
+  for (const CallExpr *Call : Elsewhere)
+    needLauncher(Loc, Call->getDirectCallee(), std::nullopt, SM);
 
   const auto *Body = dyn_cast<CompoundStmt>(Fn->getBody());
   bool InMacro = Fn->getLocation().isMacroID() ||
@@ -75,9 +85,16 @@ void MissingDeviceGuardCheck::checkFunction(const FunctionDecl *Fn,
                                       "\n" + Indent + Guard);
     }
   }
-  diag(reportLoc(Unguarded->Site, SM), "%0 here, with no guard before it",
-       DiagnosticIDs::Note)
-      << describe(*Unguarded);
+  if (Unguarded)
+    diag(reportLoc(Unguarded->Site, SM), "%0 here, with no guard before it",
+         DiagnosticIDs::Note)
+        << describe(*Unguarded);
+  for (const CallExpr *Call : Elsewhere)
+    diag(reportLoc(Call, SM),
+         "'%0', defined in another file, is called here with no guard "
+         "before it",
+         DiagnosticIDs::Note)
+        << Call->getDirectCallee()->getNameAsString();
   if (InMacro)
     noFixNote(Loc, NoFix::InMacro);
   else if (!CanWrite)
@@ -92,7 +109,7 @@ void MissingDeviceGuardCheck::checkFunction(const FunctionDecl *Fn,
 }
 
 std::string MissingDeviceGuardCheck::unitFacts(ASTContext &Ctx) {
-  return program::guardFacts(Ctx);
+  return program::guardFacts(Ctx) + program::launcherFacts(Ctx);
 }
 
 } // namespace clang::tidy::torch

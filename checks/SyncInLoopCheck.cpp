@@ -65,6 +65,7 @@ void SyncInLoopCheck::onStartOfTranslationUnit() {
 }
 
 void SyncInLoopCheck::onEndOfTranslationUnit() {
+  TorchCheck::onEndOfTranslationUnit();
   if (Unit) {
     device::writeUnitFacts(*Unit);
     std::string Lines = program::perStepFacts(*Unit);

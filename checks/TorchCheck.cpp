@@ -27,7 +27,17 @@ void TorchCheck::onStartOfTranslationUnit() {
   program::clearKernelLaunchCache();
 }
 
+void TorchCheck::onEndOfTranslationUnit() {
+  thread_local const ASTContext *Written = nullptr;
+  if (MatchedUnit && MatchedUnit != Written && device::exportsUnitFacts()) {
+    Written = MatchedUnit;
+    device::appendUnitFacts(program::deviceCodeFacts(*MatchedUnit));
+  }
+  MatchedUnit = nullptr;
+}
+
 void TorchCheck::run(const ast_matchers::MatchFinder::MatchResult &Result) {
+  MatchedUnit = Result.Context;
   if (Result.Context->getLangOpts().CUDA) {
     const FunctionDecl *Fn = Result.Nodes.getNodeAs<FunctionDecl>("fn");
     for (const auto &[ID, Node] : Result.Nodes.getMap())
@@ -87,6 +97,7 @@ void DeviceFlowCheck::onStartOfTranslationUnit() {
 }
 
 void DeviceFlowCheck::onEndOfTranslationUnit() {
+  TorchCheck::onEndOfTranslationUnit();
   device::DeviceFlow::clearCache();
 }
 
@@ -132,12 +143,28 @@ SourceLocation KernelCheck::reportAtFunction(const FunctionDecl *Fn,
   SourceLocation Loc = SM.getFileLoc(Fn->getLocation());
   if (!reportOnce(Loc))
     return SourceLocation();
-  if (device::exportsUnitFacts() && Fn->isExternallyVisible())
+  deferToCallers(Fn, Loc, Needs, SM);
+  return Loc;
+}
+
+void KernelCheck::deferToCallers(const FunctionDecl *Fn, SourceLocation Loc,
+                                 llvm::ArrayRef<std::string> Needs,
+                                 const SourceManager &SM) {
+  if (device::exportsUnitFacts())
     if (auto Pos = device::findingPosition(Loc, SM))
       for (const std::string &Value : Needs)
         Deferred += device::ProgramFacts::callerDeferredFact(
             getID(), Pos->first, Pos->second, Value);
-  return Loc;
+}
+
+void KernelCheck::needLauncher(SourceLocation Loc, const FunctionDecl *Launcher,
+                               std::optional<unsigned> Param,
+                               const SourceManager &SM) {
+  if (device::exportsUnitFacts())
+    if (auto Pos = device::findingPosition(Loc, SM))
+      Deferred += device::ProgramFacts::launcherNeedFact(
+          getID(), Pos->first, Pos->second, device::functionKey(Launcher),
+          Param);
 }
 
 bool KernelCheck::isDeclared(ASTContext &Ctx,

@@ -39,6 +39,10 @@ public:
   /// Checks that override this call it first. Drops the hot-loop caches
   /// (program/HotLoops.h) of the previous translation unit.
   void onStartOfTranslationUnit() override;
+  /// Checks that override this call it. In a batch worker, the first check
+  /// to end a CUDA unit with compile errors writes where its device code is
+  /// (program::deviceCodeFacts), for the driver to judge the errors.
+  void onEndOfTranslationUnit() override;
 
 protected:
   /// True the first time it is called with \p Loc in this file, unless
@@ -66,6 +70,7 @@ private:
   bool inDeviceLambda(SourceLocation Loc) const;
 
   llvm::DenseSet<SourceLocation> Reported;
+  ASTContext *MatchedUnit = nullptr;
   /// The function of the current match, and its device lambdas' bodies.
   const FunctionDecl *MatchedFn = nullptr;
   llvm::SmallVector<SourceRange, 2> DeviceBodies;
@@ -108,13 +113,23 @@ protected:
   /// the deferred findings at the end of the unit (device/ProgramFacts.h).
   virtual std::string unitFacts(ASTContext &) { return ""; }
   /// Where a finding about \p Fn goes (its name), or an invalid location
-  /// when one was reported there already. In a batch worker, for a function
-  /// other files can call, the finding stands only if the program's calls
-  /// do not prove all of \p Needs ("guard <fn>", "proof <i> <fn>":
-  /// device/ProgramFacts.h).
+  /// when one was reported there already. In a batch worker the finding
+  /// stands only if the program's calls do not prove all of \p Needs
+  /// ("guard <fn>", "proof <i> <fn>": device/ProgramFacts.h); a static
+  /// function's calls are its unit's, its callers' may be anywhere.
   SourceLocation reportAtFunction(const FunctionDecl *Fn,
                                   llvm::ArrayRef<std::string> Needs,
                                   const SourceManager &SM);
+  /// In a batch worker, for a finding at \p Loc in \p Fn: it stands only if
+  /// the program's calls do not prove all of \p Needs.
+  void deferToCallers(const FunctionDecl *Fn, SourceLocation Loc,
+                      llvm::ArrayRef<std::string> Needs,
+                      const SourceManager &SM);
+  /// In a batch worker: the finding at \p Loc stands only if another unit
+  /// shows that \p Launcher starts unguarded GPU work (no \p Param) or
+  /// hands it its parameter \p Param (device/ProgramFacts.h N lines).
+  void needLauncher(SourceLocation Loc, const FunctionDecl *Launcher,
+                    std::optional<unsigned> Param, const SourceManager &SM);
   /// True when the qualified name (a namespace path and a name) is declared.
   bool isDeclared(ASTContext &Ctx, llvm::StringRef QualifiedName) const;
   bool isMacroDefined(llvm::StringRef Name) const;

@@ -1,5 +1,7 @@
 //===- UncheckedKernelLaunchCheck.cpp - torch-unchecked-kernel-launch -----===//
 #include "UncheckedKernelLaunchCheck.h"
+#include "device/CallerDevices.h"
+#include "device/ProgramFacts.h"
 #include "libtorch/CudaApi.h"
 #include "program/KernelLaunches.h"
 #include "clang/Lex/Lexer.h"
@@ -23,6 +25,9 @@ void UncheckedKernelLaunchCheck::checkFunction(const FunctionDecl *Fn,
     SourceLocation Loc = reportLoc(W.Site, SM);
     if (!reportOnce(Loc))
       continue;
+    deferToCallers(Fn, Loc,
+                   {device::ProgramFacts::errorsOf(device::functionKey(Fn))},
+                   SM);
     const Stmt *S = program::statementInBlock(Fn, W.Site);
     SourceLocation Begin = editableLoc(W.Site->getBeginLoc(), SM);
     SourceLocation End = S ? editableLoc(S->getEndLoc(), SM) : SourceLocation();
@@ -57,6 +62,10 @@ void UncheckedKernelLaunchCheck::checkFunction(const FunctionDecl *Fn,
       diag(Loc, "no automatic fix: the launch is not a statement of a block",
            DiagnosticIDs::Note);
   }
+}
+
+std::string UncheckedKernelLaunchCheck::unitFacts(ASTContext &Ctx) {
+  return program::errorReadFacts(Ctx);
 }
 
 } // namespace clang::tidy::torch

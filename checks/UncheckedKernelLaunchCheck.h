@@ -19,6 +19,7 @@ public:
 
 private:
   void checkFunction(const FunctionDecl *Fn, ASTContext &Ctx) override;
+  std::string unitFacts(ASTContext &Ctx) override;
 };
 
 } // namespace clang::tidy::torch

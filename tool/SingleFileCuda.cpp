@@ -2,6 +2,7 @@
 #include "tool/SingleFileCuda.h"
 #include "tool/InputValidation.h"
 #include "tool/batch/CudaCommand.h"
+#include "tool/batch/NvccHostPrelude.h"
 #include "tool/batch/RealDatabase.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/FileSystem.h"
@@ -51,6 +52,13 @@ static llvm::Error addHostFlags(const CommandLine &C,
     if (!Toolkit)
       return Toolkit.takeError();
     Add.push_back("--extra-arg=--cuda-path=" + *Toolkit);
+  }
+  {
+    auto Prelude = nvccHostPrelude();
+    if (!Prelude)
+      return Prelude.takeError();
+    Add.push_back("--extra-arg=-include");
+    Add.push_back("--extra-arg=" + *Prelude);
   }
   Args.insert(Args.begin(), Add.begin(), Add.end());
   return llvm::Error::success();

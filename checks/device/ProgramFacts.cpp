@@ -57,6 +57,79 @@ std::string ProgramFacts::callerDeferredFact(llvm::StringRef Check,
       .str();
 }
 
+std::string ProgramFacts::errorsOf(llvm::StringRef Fn) {
+  return ("errors\t" + Fn).str();
+}
+
+std::string ProgramFacts::errorReadFact(llvm::StringRef Fn,
+                                        llvm::StringRef Value) {
+  return ("E\t" + Fn + "\t" + Value + "\n").str();
+}
+
+std::string ProgramFacts::registryFact(llvm::StringRef Registry,
+                                       llvm::StringRef Fn, unsigned NumParams) {
+  return ("K\t" + Registry + "\t" + Fn + "\t" + llvm::Twine(NumParams) + "\n")
+      .str();
+}
+
+/// Tabs and newlines would break a line apart.
+static std::string field(llvm::StringRef S) {
+  std::string Out = S.str();
+  llvm::replace(Out, '\t', ' ');
+  llvm::replace(Out, '\n', ' ');
+  return Out;
+}
+
+std::string ProgramFacts::launcherFact(llvm::StringRef Fn, bool Guarded,
+                                       llvm::StringRef Params,
+                                       llvm::StringRef File, unsigned Offset,
+                                       llvm::StringRef What) {
+  return ("L\t" + Fn + "\t" + (Guarded ? "guarded" : "unguarded") + "\t" +
+          (Params.empty() ? "-" : Params) + "\t" + File + "\t" +
+          llvm::Twine(Offset) + "\t" + field(What) + "\n")
+      .str();
+}
+
+std::string ProgramFacts::launcherNeedFact(llvm::StringRef Check,
+                                           llvm::StringRef File,
+                                           unsigned Offset, llvm::StringRef Fn,
+                                           std::optional<unsigned> Param) {
+  return ("N\t" + Check + "\t" + File + "\t" + llvm::Twine(Offset) + "\t" +
+          Fn + "\t" + (Param ? std::to_string(*Param) : std::string("-")) +
+          "\n")
+      .str();
+}
+
+std::string ProgramFacts::deviceCodeFact(llvm::StringRef File, unsigned Begin,
+                                         unsigned End) {
+  return ("V\t" + File + "\t" + llvm::Twine(Begin) + "\t" + llvm::Twine(End) +
+          "\n")
+      .str();
+}
+
+std::optional<std::vector<ProgramFacts::LaunchSite>>
+ProgramFacts::launchersNeeded(llvm::StringRef Check, llvm::StringRef File,
+                              unsigned Offset) const {
+  auto It = LauncherNeeds.find({Check.str(), File.str(), Offset});
+  if (It == LauncherNeeds.end())
+    return std::nullopt;
+  std::vector<LaunchSite> Met;
+  for (const auto &[Fn, Param] : It->second) {
+    auto L = Launchers.find(Fn);
+    if (L == Launchers.end())
+      continue;
+    for (const Launcher &Work : L->second)
+      if (Param ? llvm::is_contained(Work.Params, *Param) : !Work.Guarded) {
+        if (llvm::none_of(Met, [&](const LaunchSite &S) {
+              return S.File == Work.Site.File && S.Offset == Work.Site.Offset;
+            }))
+          Met.push_back(Work.Site);
+        break;
+      }
+  }
+  return Met;
+}
+
 std::string ProgramFacts::perStepFact(llvm::StringRef Fn) {
   return ("S\t" + Fn + "\n").str();
 }
@@ -100,6 +173,26 @@ void ProgramFacts::add(llvm::StringRef Text) {
       Inflow[proofOf(N, F[1])].push_back(Rest(3));
     else if (F[0] == "C" && F.size() >= 5 && !F[3].getAsInteger(10, N))
       CallerDeferred[{F[1].str(), F[2].str(), N}].push_back(Rest(4));
+    else if (F[0] == "E" && F.size() >= 3)
+      Inflow[errorsOf(F[1])].push_back(Rest(2));
+    else if (F[0] == "K" && F.size() == 4 && !F[3].getAsInteger(10, N)) {
+      Inflow[guardOf(F[2])].push_back(guardOf(F[1]));
+      for (unsigned I = 0; I < N; ++I)
+        Inflow[proofOf(I, F[2])].push_back(proofOf(I, F[1]));
+    } else if (F[0] == "L" && F.size() == 7 && !F[5].getAsInteger(10, N)) {
+      Launcher L{F[2] == "guarded", {}, {F[1].str(), F[4].str(), F[6].str(), N}};
+      llvm::SmallVector<llvm::StringRef, 4> Params;
+      F[3].split(Params, ',', -1, false);
+      for (llvm::StringRef P : Params)
+        if (unsigned I = 0; !P.getAsInteger(10, I))
+          L.Params.push_back(I);
+      Launchers[F[1].str()].push_back(std::move(L));
+    } else if (F[0] == "N" && F.size() == 6 && !F[3].getAsInteger(10, N)) {
+      std::optional<unsigned> Param;
+      if (unsigned I = 0; !F[5].getAsInteger(10, I))
+        Param = I;
+      LauncherNeeds[{F[1].str(), F[2].str(), N}].push_back({F[4].str(), Param});
+    }
   }
 }
 
@@ -148,7 +241,10 @@ bool ProgramFacts::onCPUEverywhere(llvm::StringRef File,
 bool ProgramFacts::provenByCallers(llvm::StringRef Value) const {
   // "unguarded", "unproven", or a function no unit calls prove nothing.
   return reachedOnlyBy(
-      Value, [](llvm::StringRef V) { return V == "guarded" || V == "cuda"; },
+      Value,
+      [](llvm::StringRef V) {
+        return V == "guarded" || V == "cuda" || V == "read";
+      },
       [](llvm::StringRef) { return false; });
 }
 

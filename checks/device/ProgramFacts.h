@@ -30,6 +30,28 @@
 // Here a function no unit calls proves nothing: it is an entry point, called
 // from Python or another program.
 //
+// Registries and launchers in other files (program/DispatchRegistrations.h,
+// program/KernelLaunches.h):
+//   K <registry> <fn> <n>     <fn>, taking <n> parameters, is registered for
+//                             CUDA in <registry>: the G and P lines of
+//                             <registry> (its dispatches) are calls of <fn>
+//   L <fn> <guard> <params> <file> <offset> <what>
+//                             <fn>, which takes no tensor, starts GPU work
+//                             (<what>, at <offset>), "guarded" or
+//                             "unguarded" inside, and hands it the memory of
+//                             its pointer parameters <params> ("1,3", or "-")
+//   N <check> <file> <offset> <fn> <i>
+//                             <check>'s finding at <offset> stands only if a
+//                             unit's L line says <fn> starts unguarded GPU
+//                             work (<i> "-") or hands its parameter <i> to it
+//   E <fn> <value>            a call of <fn> is followed by a read of the
+//                             launch error: "read", "unread", or
+//                             "errors <caller>" (as read as every call of
+//                             <caller>); C lines need "errors <fn>"
+//   V <file> <begin> <end>    device code (a kernel, a __device__ function
+//                             or lambda) spans [<begin>, <end>): the driver
+//                             reads them with its unit's compile errors
+//
 // And: does some unit call a function once per training step
 // (program/HotLoops.h)?
 //   S <fn>                    a unit calls <fn>, defined elsewhere, once per
@@ -43,6 +65,7 @@
 #include "llvm/ADT/StringMap.h"
 #include "llvm/ADT/StringRef.h"
 #include <map>
+#include <optional>
 #include <string>
 #include <tuple>
 #include <utility>
@@ -70,6 +93,19 @@ public:
   static std::string guardFact(llvm::StringRef Fn, llvm::StringRef Value);
   static std::string proofFact(llvm::StringRef Fn, unsigned Index,
                                llvm::StringRef Value);
+  static std::string errorsOf(llvm::StringRef Fn);
+  static std::string errorReadFact(llvm::StringRef Fn, llvm::StringRef Value);
+  static std::string registryFact(llvm::StringRef Registry, llvm::StringRef Fn,
+                                  unsigned NumParams);
+  static std::string launcherFact(llvm::StringRef Fn, bool Guarded,
+                                  llvm::StringRef Params, llvm::StringRef File,
+                                  unsigned Offset, llvm::StringRef What);
+  static std::string launcherNeedFact(llvm::StringRef Check,
+                                      llvm::StringRef File, unsigned Offset,
+                                      llvm::StringRef Fn,
+                                      std::optional<unsigned> Param);
+  static std::string deviceCodeFact(llvm::StringRef File, unsigned Begin,
+                                    unsigned End);
   static std::string perStepFact(llvm::StringRef Fn);
   static std::string perStepNeedFact(llvm::StringRef File, unsigned Offset,
                                      llvm::StringRef Fn);
@@ -89,6 +125,17 @@ public:
   /// all it needs.
   bool provenByCallersEverywhere(llvm::StringRef Check, llvm::StringRef File,
                                  unsigned Offset) const;
+  /// Where a launcher of another file starts the GPU work a finding needs.
+  struct LaunchSite {
+    std::string Fn, File, What;
+    unsigned Offset;
+  };
+  /// For \p Check's finding in \p File at \p Offset that needs a launcher
+  /// in another file (N lines): null when it has no such need; else the
+  /// launches that meet it, empty when none does (the finding goes).
+  std::optional<std::vector<LaunchSite>>
+  launchersNeeded(llvm::StringRef Check, llvm::StringRef File,
+                  unsigned Offset) const;
   /// True when the finding in \p File at \p Offset was made as if its
   /// function ran once per step (Q lines) and no unit calls it so.
   bool perStepNowhere(llvm::StringRef File, unsigned Offset) const;
@@ -100,6 +147,15 @@ private:
   std::map<std::tuple<std::string, std::string, unsigned>,
            std::vector<std::string>>
       CallerDeferred;
+  struct Launcher {
+    bool Guarded;
+    std::vector<unsigned> Params;
+    LaunchSite Site;
+  };
+  std::map<std::string, std::vector<Launcher>> Launchers; ///< L lines
+  std::map<std::tuple<std::string, std::string, unsigned>,
+           std::vector<std::pair<std::string, std::optional<unsigned>>>>
+      LauncherNeeds; ///< N lines
   std::map<std::string, bool> PerStep; ///< S lines
   std::map<std::pair<std::string, unsigned>, std::vector<std::string>>
       PerStepNeeds; ///< Q lines

@@ -343,6 +343,55 @@ bool isCudaDeviceTest(const CXXMemberCallExpr *Call) {
          isLibTorchDecl(MD);
 }
 
+bool namesCuda(const Expr *E) {
+  if (!E || isa<LambdaExpr>(E))
+    return false;
+  if (const auto *DRE = dyn_cast<DeclRefExpr>(E)) {
+    const ValueDecl *D = DRE->getDecl();
+    if (D->getIdentifier() &&
+        (D->getName() == "kCUDA" ||
+         (isa<EnumConstantDecl>(D) && D->getName() == "CUDA")))
+      return true;
+  }
+  for (const Stmt *Child : E->children())
+    if (const auto *CE = dyn_cast_or_null<Expr>(Child); CE && namesCuda(CE))
+      return true;
+  return false;
+}
+
+const Expr *deviceOperandOf(const Expr *E) {
+  E = E ? E->IgnoreParenImpCasts() : nullptr;
+  while (const auto *Tmp = dyn_cast_or_null<MaterializeTemporaryExpr>(E))
+    E = Tmp->getSubExpr()->IgnoreParenImpCasts();
+  if (const auto *Bind = dyn_cast_or_null<CXXBindTemporaryExpr>(E))
+    E = Bind->getSubExpr()->IgnoreParenImpCasts();
+  const auto *MC = dyn_cast_or_null<CXXMemberCallExpr>(E);
+  const CXXMethodDecl *MD = MC ? MC->getMethodDecl() : nullptr;
+  if (!MD || !MD->getIdentifier())
+    return nullptr;
+  const Expr *Object = MC->getImplicitObjectArgument()->IgnoreParenImpCasts();
+  llvm::StringRef Name = MD->getName();
+  if (Name == "type" || Name == "device")
+    if (const Expr *Inner = deviceOperandOf(Object))
+      return Inner; // t.device().type(), t.options().device()
+  if ((Name == "device" || Name == "get_device") &&
+      isTensorType(Object->getType().getNonReferenceType()))
+    return Object;
+  if (Name == "options" && isTensorType(Object->getType().getNonReferenceType()))
+    return Object; // the options carry the device
+  return nullptr;
+}
+
+bool isCheckFailure(const Stmt *S) {
+  if (isa<CXXThrowExpr>(S))
+    return true;
+  const auto *Call = dyn_cast<CallExpr>(S);
+  const FunctionDecl *FD = Call ? Call->getDirectCallee() : nullptr;
+  return FD && FD->getIdentifier() &&
+         (FD->getName() == "torchCheckFail" ||
+          FD->getName() == "torchInternalAssertFail");
+}
+
 namespace {
 /// The declarations named \p Id in namespace (or the translation unit)
 /// \p DC, through the using-directives written there.

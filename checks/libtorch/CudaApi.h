@@ -85,6 +85,21 @@ bool isTensorMemoryAccessName(llvm::StringRef Name);
 /// DeprecatedTypeProperties (`t.type().is_cuda()`).
 bool isCudaDeviceTest(const CXXMemberCallExpr *Call);
 
+/// True when \p E names the CUDA device type or dispatch key (`at::kCUDA`,
+/// `c10::DeviceType::CUDA`, `c10::DispatchKey::CUDA`), itself or in a
+/// subexpression; lambdas are not looked into.
+bool namesCuda(const Expr *E);
+
+/// For an expression that reads a tensor's device (`t.device()`,
+/// `t.device().type()`, `t.get_device()`, `t.options().device()`, through
+/// implicit nodes): the tensor expression `t`; else null.
+const Expr *deviceOperandOf(const Expr *E);
+
+/// True for a statement that ends a failed check: a call of the function
+/// TORCH_CHECK and AT_ASSERT call to throw (c10::detail::torchCheckFail,
+/// torchInternalAssertFail), or a throw.
+bool isCheckFailure(const Stmt *S);
+
 /// True when the translation unit declares at::Tensor: it includes
 /// LibTorch, and its GPU work is an extension's.
 bool includesLibTorch(ASTContext &Ctx);

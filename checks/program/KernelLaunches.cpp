@@ -8,8 +8,11 @@
 #include "libtorch/CudaApi.h"
 #include "libtorch/ProgramCode.h"
 #include "libtorch/TorchTypes.h"
+#include "program/DispatchRegistrations.h"
 #include "llvm/ADT/DenseMap.h"
 #include <functional>
+#include <set>
+#include <utility>
 
 namespace clang::tidy::torch::program {
 
@@ -203,17 +206,27 @@ bool resultUsed(const StmtPath &Path) {
 /// tensor side comes from \p Tensor.
 bool comparesWithCuda(const Expr *L, const Expr *R, const ParmVarDecl *Tensor,
                       const FunctionDecl *Fn) {
-  auto NamesCuda = [](const Expr *E) {
-    return anyNode(E, [](const Stmt *N) {
-      const auto *DRE = dyn_cast<DeclRefExpr>(N);
-      return DRE && DRE->getDecl()->getIdentifier() &&
-             (DRE->getDecl()->getName() == "kCUDA" ||
-              (isa<EnumConstantDecl>(DRE->getDecl()) &&
-               DRE->getDecl()->getName() == "CUDA"));
-    });
-  };
-  return (NamesCuda(R) && tensorParameterOf(L, Fn) == Tensor) ||
-         (NamesCuda(L) && tensorParameterOf(R, Fn) == Tensor);
+  return (libtorch::namesCuda(R) && tensorParameterOf(L, Fn) == Tensor) ||
+         (libtorch::namesCuda(L) && tensorParameterOf(R, Fn) == Tensor);
+}
+
+/// For a comparison of two tensors' devices (`a.device() == b.device()`,
+/// `a.device().type() == b.device().type()`, `a.get_device() ==
+/// b.get_device()`) with \p Tensor on one side: the parameter on the other.
+const ParmVarDecl *sameDeviceAs(const Expr *L, const Expr *R,
+                                const ParmVarDecl *Tensor,
+                                const FunctionDecl *Fn) {
+  const Expr *A = libtorch::deviceOperandOf(L);
+  const Expr *B = libtorch::deviceOperandOf(R);
+  if (!A || !B)
+    return nullptr;
+  const ParmVarDecl *PA = tensorParameterOf(A, Fn);
+  const ParmVarDecl *PB = tensorParameterOf(B, Fn);
+  if (PA == Tensor && PB != Tensor)
+    return PB;
+  if (PB == Tensor && PA != Tensor)
+    return PA;
+  return nullptr;
 }
 
 bool testsOnCuda(const Stmt *S, const ParmVarDecl *Tensor,
@@ -261,18 +274,65 @@ bool checksSameGPU(const CallExpr *Call, const ParmVarDecl *Tensor,
                       [&](const Expr *A) { return Mentions(A, 1); });
 }
 
+/// The statements that run before the one \p testsOnCuda looks at, for a
+/// proof carried from another tensor (`a.device() == b.device()`).
+thread_local const StmtPath *Earlier = nullptr;
+
+bool provenBefore(const ParmVarDecl *Tensor, const FunctionDecl *Fn,
+                  unsigned Depth) {
+  if (!Earlier || !Tensor || Depth == 0)
+    return false;
+  return anyBefore(*Earlier, [&](const Stmt *S) {
+    return testsOnCuda(S, Tensor, Fn, Depth - 1);
+  });
+}
+
+/// True for `Tensor == <a proven tensor>` in devices (either order).
+bool comparesWithProven(const Expr *L, const Expr *R, const ParmVarDecl *Tensor,
+                        const FunctionDecl *Fn, unsigned Depth) {
+  if (comparesWithCuda(L, R, Tensor, Fn))
+    return true;
+  const ParmVarDecl *Other = sameDeviceAs(L, R, Tensor, Fn);
+  return Other && provenBefore(Other, Fn, Depth);
+}
+
+/// True for `Tensor = factory(..., p.options())` (or `p.device()`) with `p`
+/// a proven tensor: it is allocated on p's device there.
+bool allocatedLikeProven(const Expr *LHS, const Expr *RHS,
+                         const ParmVarDecl *Tensor, const FunctionDecl *Fn,
+                         unsigned Depth) {
+  if (ast::rootVariable(ast::stripCopiesAndMoves(LHS)) != Tensor)
+    return false;
+  return anyNode(RHS, [&](const Stmt *N) {
+    const auto *E = dyn_cast<Expr>(N);
+    const Expr *Source = E ? libtorch::deviceOperandOf(E) : nullptr;
+    const ParmVarDecl *P = Source ? tensorParameterOf(Source, Fn) : nullptr;
+    return P && P != Tensor && provenBefore(P, Fn, Depth);
+  });
+}
+
 bool testsOnCuda(const Stmt *S, const ParmVarDecl *Tensor,
                  const FunctionDecl *Fn, unsigned Depth) {
   return anyNode(S, [&](const Stmt *N) {
     if (const auto *MC = dyn_cast<CXXMemberCallExpr>(N))
       if (libtorch::isCudaDeviceTest(MC))
         return tensorParameterOf(MC->getImplicitObjectArgument(), Fn) == Tensor;
-    if (const auto *BO = dyn_cast<BinaryOperator>(N))
+    if (const auto *BO = dyn_cast<BinaryOperator>(N)) {
       if (BO->getOpcode() == BO_EQ)
-        return comparesWithCuda(BO->getLHS(), BO->getRHS(), Tensor, Fn);
+        return comparesWithProven(BO->getLHS(), BO->getRHS(), Tensor, Fn,
+                                  Depth);
+      if (BO->getOpcode() == BO_Assign)
+        return allocatedLikeProven(BO->getLHS(), BO->getRHS(), Tensor, Fn,
+                                   Depth);
+      return false;
+    }
     if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(N)) {
       if (Op->getOperator() == OO_EqualEqual && Op->getNumArgs() == 2)
-        return comparesWithCuda(Op->getArg(0), Op->getArg(1), Tensor, Fn);
+        return comparesWithProven(Op->getArg(0), Op->getArg(1), Tensor, Fn,
+                                  Depth);
+      if (Op->getOperator() == OO_Equal && Op->getNumArgs() == 2)
+        return allocatedLikeProven(Op->getArg(0), Op->getArg(1), Tensor, Fn,
+                                   Depth);
       return false;
     }
     if (const auto *Call = dyn_cast<CallExpr>(N))
@@ -354,13 +414,24 @@ void collectAccesses(const Stmt *S, const FunctionDecl *Fn, unsigned Depth,
     collectAccesses(Child, Fn, Depth, Out);
 }
 
-/// The calls of \p Fn in this unit; for a template (the pattern the checks
-/// look at), the calls of each of its instantiations.
-std::vector<device::CallSite> callsOf(const FunctionDecl *Fn, ASTContext &Ctx) {
-  std::vector<device::CallSite> Sites;
+/// One way \p Fn is reached in this unit: a call, a registry's dispatch
+/// (its arguments from ArgOffset on are Fn's), or PyTorch's dispatcher
+/// (no call in the program: Site.Call is null).
+struct Edge {
+  device::CallSite Site;
+  unsigned ArgOffset = 0;
+  /// What the dispatch proves by itself: nothing, the first tensor
+  /// argument on CUDA, or every one (program/DispatchRegistrations.h).
+  enum : unsigned char { None, First, Every } Proves = None;
+};
+
+/// The ways \p Fn is reached in this unit; for a template (the pattern the
+/// checks look at), the calls of each of its instantiations.
+std::vector<Edge> callsOf(const FunctionDecl *Fn, ASTContext &Ctx) {
+  std::vector<Edge> Edges;
   auto Add = [&](const FunctionDecl *FD) {
     for (const device::CallSite &S : device::callSitesOf(FD, Ctx))
-      Sites.push_back(S);
+      Edges.push_back({S});
   };
   Add(Fn);
   if (const FunctionTemplateDecl *FTD = Fn->getDescribedFunctionTemplate())
@@ -374,7 +445,16 @@ std::vector<device::CallSite> callsOf(const FunctionDecl *Fn, ASTContext &Ctx) {
           if (const auto *FD = dyn_cast<FunctionDecl>(D))
             if (FD->getInstantiatedFromMemberFunction() == MD)
               Add(FD);
-  return Sites;
+  if (const CudaRegistration *R = cudaRegistrationOf(Fn, Ctx)) {
+    if (R->Registry.empty())
+      Edges.push_back({{nullptr, nullptr}, 0, Edge::First});
+    for (const RegistryDispatch &D : registryDispatchesInUnit(Ctx))
+      if (D.Registry == R->Registry)
+        Edges.push_back({{D.Call, D.Caller},
+                         D.FirstForwarded,
+                         D.ChecksOneDevice ? Edge::Every : Edge::First});
+  }
+  return Edges;
 }
 
 /// True when \p Fn is called and every call is covered: \p Covers holds
@@ -387,14 +467,13 @@ bool everyCallCovered(const FunctionDecl *Fn, ASTContext &Ctx, F Covers,
   auto [It, New] = Memo.try_emplace(Fn, false);
   if (!New)
     return It->second;
-  std::vector<device::CallSite> Sites = callsOf(Fn, Ctx);
+  std::vector<Edge> Edges = callsOf(Fn, Ctx);
   bool Covered =
-      !Sites.empty() && Memo.size() < 4096 &&
-      llvm::all_of(
-          Sites,
-          [&](const device::CallSite &S) {
-            return Covers(S) || everyCallCovered(S.Caller, Ctx, Covers, Memo);
-          });
+      !Edges.empty() && Memo.size() < 4096 &&
+      llvm::all_of(Edges, [&](const Edge &E) {
+        return E.Site.Call && (Covers(E.Site) ||
+                               everyCallCovered(E.Site.Caller, Ctx, Covers, Memo));
+      });
   Memo[Fn] = Covered;
   return Covered;
 }
@@ -520,8 +599,11 @@ const ParmVarDecl *tensorParameterOf(const Expr *E, const FunctionDecl *Fn) {
 bool provenOnCudaAt(const FunctionDecl *Fn, const ParmVarDecl *Tensor,
                     const Expr *Site, const Expr *Object, ASTContext &Ctx) {
   StmtPath Path = pathIn(Fn, Site);
-  if (anyBefore(Path,
-                [&](const Stmt *S) { return testsOnCuda(S, Tensor, Fn, 2); }))
+  const StmtPath *Outer = std::exchange(Earlier, &Path);
+  bool Tested = anyBefore(
+      Path, [&](const Stmt *S) { return testsOnCuda(S, Tensor, Fn, 2); });
+  Earlier = Outer;
+  if (Tested)
     return true;
   if (!Object || ast::isTemplateCode(Fn))
     return false;
@@ -541,10 +623,16 @@ static bool provenAtCall(const device::CallSite &S, unsigned Index,
     return false;
   const Expr *Arg = S.Call->getArg(Index);
   CallerParam = tensorParameterOf(Arg, S.Caller);
-  if (CallerParam && anyBefore(pathIn(S.Caller, S.Call), [&](const Stmt *St) {
-        return testsOnCuda(St, CallerParam, S.Caller, 2);
-      }))
-    return true;
+  if (CallerParam) {
+    StmtPath Path = pathIn(S.Caller, S.Call);
+    const StmtPath *Outer = std::exchange(Earlier, &Path);
+    bool Tested = anyBefore(Path, [&](const Stmt *St) {
+      return testsOnCuda(St, CallerParam, S.Caller, 2);
+    });
+    Earlier = Outer;
+    if (Tested)
+      return true;
+  }
   if (!AskDeviceFlow || ast::isTemplateCode(S.Caller))
     return false;
   const device::DeviceFlow &Flow = device::DeviceFlow::get(S.Caller, Ctx);
@@ -552,15 +640,28 @@ static bool provenAtCall(const device::CallSite &S, unsigned Index,
          Flow.deviceOf(Arg).kind() == device::DeviceValue::CUDA;
 }
 
+/// True when the dispatch of \p E proves \p Fn's parameter \p Index.
+static bool provenByDispatch(const Edge &E, const FunctionDecl *Fn,
+                             unsigned Index) {
+  const ParmVarDecl *First = firstTensorParameter(Fn);
+  return E.Proves == Edge::Every ||
+         (E.Proves == Edge::First && First &&
+          First->getFunctionScopeIndex() == Index);
+}
+
 static bool provenOnCudaByEveryCaller(const FunctionDecl *Fn, unsigned Index,
                                       ASTContext &Ctx, unsigned Depth) {
-  std::vector<device::CallSite> Sites = callsOf(Fn, Ctx);
-  return !Sites.empty() && llvm::all_of(Sites, [&](const device::CallSite &S) {
+  std::vector<Edge> Edges = callsOf(Fn, Ctx);
+  return !Edges.empty() && llvm::all_of(Edges, [&](const Edge &E) {
+    if (provenByDispatch(E, Fn, Index))
+      return true;
+    if (!E.Site.Call)
+      return false;
     const ParmVarDecl *P = nullptr;
-    return provenAtCall(S, Index, Ctx, P) ||
+    return provenAtCall(E.Site, Index + E.ArgOffset, Ctx, P) ||
            (P && Depth > 1 &&
-            provenOnCudaByEveryCaller(S.Caller, P->getFunctionScopeIndex(), Ctx,
-                                      Depth - 1));
+            provenOnCudaByEveryCaller(E.Site.Caller, P->getFunctionScopeIndex(),
+                                      Ctx, Depth - 1));
   });
 }
 
@@ -578,36 +679,206 @@ static std::string factKey(const FunctionDecl *FD) {
 }
 
 std::string guardFacts(ASTContext &Ctx) {
+  using device::ProgramFacts;
   std::string Lines;
   for (const auto &[Callee, S] : device::callSitesInUnit(Ctx))
     if (firstTensorParameter(Callee))
-      Lines += device::ProgramFacts::guardFact(
-          factKey(Callee),
-          guardedAt(S.Caller, S.Call)
-              ? "guarded"
-              : device::ProgramFacts::guardOf(factKey(S.Caller)));
-  return Lines;
+      Lines += ProgramFacts::guardFact(
+          factKey(Callee), guardedAt(S.Caller, S.Call)
+                               ? "guarded"
+                               : ProgramFacts::guardOf(factKey(S.Caller)));
+  for (const RegistryDispatch &D : registryDispatchesInUnit(Ctx))
+    Lines += ProgramFacts::guardFact(
+        registryFunctionKey(D.Registry),
+        guardedAt(D.Caller, D.Call) ? "guarded"
+                                    : ProgramFacts::guardOf(factKey(D.Caller)));
+  // PyTorch's dispatcher calls its CUDA kernels with no guard.
+  for (const CudaRegistration &R : cudaRegistrationsInUnit(Ctx))
+    if (R.Registry.empty())
+      Lines += ProgramFacts::guardFact(factKey(R.Fn), "unguarded");
+  return Lines + registrationFacts(Ctx);
+}
+
+/// The proof value of the argument for parameter \p Index at \p S.
+static std::string proofValue(const device::CallSite &S, unsigned Index,
+                              ASTContext &Ctx) {
+  const ParmVarDecl *CallerParam = nullptr;
+  if (provenAtCall(S, Index, Ctx, CallerParam, /*AskDeviceFlow=*/false))
+    return "cuda";
+  return CallerParam ? device::ProgramFacts::proofOf(
+                           CallerParam->getFunctionScopeIndex(),
+                           factKey(S.Caller))
+                     : "unproven";
 }
 
 std::string proofFacts(ASTContext &Ctx) {
+  using device::ProgramFacts;
   std::string Lines;
   for (const auto &[Callee, S] : device::callSitesInUnit(Ctx))
-    for (const ParmVarDecl *P : Callee->parameters()) {
-      if (!libtorch::isTensorType(P->getType().getNonReferenceType()))
+    for (const ParmVarDecl *P : Callee->parameters())
+      if (libtorch::isTensorType(P->getType().getNonReferenceType()))
+        Lines += ProgramFacts::proofFact(factKey(Callee),
+                                         P->getFunctionScopeIndex(),
+                                         proofValue(S, P->getFunctionScopeIndex(),
+                                                    Ctx));
+  for (const RegistryDispatch &D : registryDispatchesInUnit(Ctx)) {
+    bool First = true;
+    for (unsigned I = 0; I < D.Forwarded; ++I) {
+      const Expr *Arg = D.Call->getArg(D.FirstForwarded + I);
+      if (!libtorch::isTensorType(Arg->getType().getNonReferenceType()))
         continue;
-      unsigned I = P->getFunctionScopeIndex();
-      const ParmVarDecl *CallerParam = nullptr;
-      std::string Value =
-          provenAtCall(S, I, Ctx, CallerParam, /*AskDeviceFlow=*/false) ? "cuda"
-          : CallerParam
-              ? device::ProgramFacts::proofOf(
-                    CallerParam->getFunctionScopeIndex(), factKey(S.Caller))
-              : "unproven";
-      Lines += device::ProgramFacts::proofFact(factKey(Callee), I, Value);
+      Lines += ProgramFacts::proofFact(
+          registryFunctionKey(D.Registry), I,
+          D.ChecksOneDevice || First
+              ? "cuda"
+              : proofValue({D.Call, D.Caller}, D.FirstForwarded + I, Ctx));
+      First = false;
     }
+  }
+  // PyTorch's dispatcher proves one tensor argument of its CUDA kernels.
+  for (const CudaRegistration &R : cudaRegistrationsInUnit(Ctx)) {
+    if (!R.Registry.empty())
+      continue;
+    const ParmVarDecl *First = firstTensorParameter(R.Fn);
+    for (const ParmVarDecl *P : R.Fn->parameters())
+      if (libtorch::isTensorType(P->getType().getNonReferenceType()))
+        Lines += ProgramFacts::proofFact(factKey(R.Fn),
+                                         P->getFunctionScopeIndex(),
+                                         P == First ? "cuda" : "unproven");
+  }
+  return Lines + registrationFacts(Ctx);
+}
+
+std::string errorReadFacts(ASTContext &Ctx) {
+  std::string Lines;
+  for (const auto &[Callee, S] : device::callSitesInUnit(Ctx))
+    Lines += device::ProgramFacts::errorReadFact(
+        factKey(Callee), launchErrorReadAfter(S.Caller, S.Call)
+                             ? "read"
+                             : device::ProgramFacts::errorsOf(factKey(S.Caller)));
   return Lines;
 }
 
-void clearKernelLaunchCache() { Cache = UnitCache(); }
+std::vector<const CallExpr *> callsOfOtherFiles(const FunctionDecl *Fn) {
+  std::vector<const CallExpr *> Out;
+  std::function<void(const Stmt *)> Walk = [&](const Stmt *S) {
+    if (!S)
+      return;
+    if (const auto *L = dyn_cast<LambdaExpr>(S)) {
+      if (!isDeviceLambda(L))
+        Walk(L->getBody());
+      return;
+    }
+    if (const auto *Call = dyn_cast<CallExpr>(S);
+        Call && !isa<CXXOperatorCallExpr, CXXMemberCallExpr>(Call))
+      if (const FunctionDecl *Callee = Call->getDirectCallee())
+        if (!Callee->isDefined() && device::isUserFunction(Callee) &&
+            !libtorch::isLibraryDecl(Callee) &&
+            !ast::isDeviceFunction(Callee) && !firstTensorParameter(Callee) &&
+            Callee->isExternallyVisible())
+          Out.push_back(Call);
+    for (const Stmt *Child : S->children())
+      Walk(Child);
+  };
+  Walk(Fn->getBody());
+  return Out;
+}
+
+std::vector<HandedMemory> memoryInArgument(const FunctionDecl *Fn,
+                                           const Expr *Arg) {
+  std::vector<HandedMemory> Out;
+  collectAccesses(Arg, Fn, 1, Out);
+  return Out;
+}
+
+/// "kernel 'k'", or "'cudaMemcpy'".
+static std::string workName(const Expr *Work) {
+  if (libtorch::isKernelLaunch(Work))
+    return "kernel '" + libtorch::launchedName(Work) + "'";
+  const FunctionDecl *FD = cast<CallExpr>(Work)->getDirectCallee();
+  return "'" + (FD ? FD->getNameAsString() : std::string("?")) + "'";
+}
+
+std::string launcherFacts(ASTContext &Ctx) {
+  std::string Lines;
+  const SourceManager &SM = Ctx.getSourceManager();
+  for (const FunctionDecl *FD : libtorch::programFunctionDefinitions(Ctx)) {
+    if (!FD->isExternallyVisible() || FD->isTemplateInstantiation() ||
+        isa<CXXMethodDecl>(FD) || ast::isDeviceFunction(FD) ||
+        firstTensorParameter(FD))
+      continue;
+    std::vector<GpuWork> Work = gpuWorkOf(FD, Ctx);
+    if (Work.empty())
+      continue;
+    bool Guarded = llvm::all_of(
+        Work, [&](const GpuWork &W) { return guardedAt(FD, W.Site); });
+    std::string Params;
+    for (const ParmVarDecl *P : FD->parameters()) {
+      if (!P->getType()->isPointerType())
+        continue;
+      bool Handed = llvm::any_of(Work, [&](const GpuWork &W) {
+        const auto *Call = dyn_cast<CallExpr>(W.Site);
+        return Call && llvm::any_of(Call->arguments(), [&](const Expr *A) {
+                 return anyNode(A, [&](const Stmt *N) {
+                   const auto *DRE = dyn_cast<DeclRefExpr>(N);
+                   return DRE && DRE->getDecl() == P;
+                 });
+               });
+      });
+      if (Handed)
+        Params += (Params.empty() ? "" : ",") +
+                  std::to_string(P->getFunctionScopeIndex());
+    }
+    auto Pos = device::findingPosition(
+        SM.getFileLoc(Work.front().Site->getBeginLoc()), SM);
+    if (Pos)
+      Lines += device::ProgramFacts::launcherFact(
+          factKey(FD), Guarded, Params, Pos->first, Pos->second,
+          workName(Work.front().Work));
+  }
+  return Lines;
+}
+
+std::string deviceCodeFacts(ASTContext &Ctx) {
+  if (!Ctx.getLangOpts().CUDA || !Ctx.getDiagnostics().hasErrorOccurred())
+    return "";
+  const SourceManager &SM = Ctx.getSourceManager();
+  std::set<std::string> Lines;
+  auto Add = [&](SourceRange R) {
+    auto B = device::findingPosition(SM.getExpansionRange(R.getBegin()).getBegin(), SM);
+    auto E = device::findingPosition(SM.getExpansionRange(R.getEnd()).getEnd(), SM);
+    if (B && E && B->first == E->first && B->second <= E->second)
+      Lines.insert(device::ProgramFacts::deviceCodeFact(B->first, B->second,
+                                                        E->second + 1));
+  };
+  std::function<void(const DeclContext *)> Walk = [&](const DeclContext *DC) {
+    for (const Decl *D : DC->decls()) {
+      if (const auto *FTD = dyn_cast<FunctionTemplateDecl>(D))
+        D = FTD->getTemplatedDecl();
+      if (const auto *FD = dyn_cast<FunctionDecl>(D)) {
+        if (FD->doesThisDeclarationHaveABody() && ast::isDeviceFunction(FD))
+          Add(FD->getSourceRange());
+        else if (FD->doesThisDeclarationHaveABody())
+          for (SourceRange R : ast::deviceLambdaBodies(FD))
+            Add(R);
+      }
+      if (const auto *Inner = dyn_cast<DeclContext>(D);
+          Inner && isa<NamespaceDecl, CXXRecordDecl, LinkageSpecDecl>(D))
+        Walk(Inner);
+      if (const auto *CTD = dyn_cast<ClassTemplateDecl>(D))
+        Walk(CTD->getTemplatedDecl());
+    }
+  };
+  Walk(Ctx.getTranslationUnitDecl());
+  std::string Out;
+  for (const std::string &L : Lines)
+    Out += L;
+  return Out;
+}
+
+void clearKernelLaunchCache() {
+  Cache = UnitCache();
+  clearRegistrationCache();
+}
 
 } // namespace clang::tidy::torch::program

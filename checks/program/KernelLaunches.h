@@ -125,6 +125,32 @@ bool provenOnCudaByEveryCaller(const FunctionDecl *Fn, unsigned Index,
 std::string guardFacts(ASTContext &Ctx);
 std::string proofFacts(ASTContext &Ctx);
 
+/// In a batch worker: an E line for each call of a function of the program
+/// (is the launch error read after it, or as read as its caller's callers).
+std::string errorReadFacts(ASTContext &Ctx);
+
+/// The calls in \p Fn (and the lambdas written there) of functions of the
+/// program defined in another file that take no tensor: launchers, perhaps,
+/// whose GPU work only the other file's facts show.
+std::vector<const CallExpr *> callsOfOtherFiles(const FunctionDecl *Fn);
+
+/// The tensor parameters of \p Fn whose memory \p Arg, one argument of a
+/// call, hands out (as memoryHandedTo does for a launch's arguments).
+std::vector<HandedMemory> memoryInArgument(const FunctionDecl *Fn,
+                                           const Expr *Arg);
+
+/// In a batch worker: an L line for each function of this file that takes
+/// no tensor, can be called from other files and starts GPU work (a
+/// launcher of raw pointers): is its work guarded inside, which pointer
+/// parameters reach it, where it starts.
+std::string launcherFacts(ASTContext &Ctx);
+
+/// In a batch worker, for a CUDA unit with compile errors: a V line for
+/// each piece of device code (kernels, __device__ functions, device
+/// lambdas), so that the driver can tell errors in device code alone from
+/// errors in host code.
+std::string deviceCodeFacts(ASTContext &Ctx);
+
 /// Drops what was learnt about the translation unit.
 void clearKernelLaunchCache();
 

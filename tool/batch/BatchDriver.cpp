@@ -144,8 +144,43 @@ struct WorkerResult {
   std::string Facts;
   std::optional<std::string> Failure; ///< why the file could not be analysed
   std::optional<Position> FailurePos; ///< where its first error is
+  /// Its compile errors are all in device code: its host side is analysed.
+  bool DeviceCodeErrors = false;
   bool Crashed = false;
   uint64_t PeakKiB = 0;
+};
+
+/// The device code of a unit, from its V lines (device/ProgramFacts.h).
+struct DeviceCode {
+  std::map<std::string, std::vector<std::pair<unsigned, unsigned>>> Ranges;
+  explicit DeviceCode(StringRef Facts) {
+    llvm::SmallVector<StringRef, 0> Lines;
+    Facts.split(Lines, '\n', -1, false);
+    for (StringRef Line : Lines) {
+      llvm::SmallVector<StringRef, 4> F;
+      Line.split(F, '\t');
+      unsigned B = 0, E = 0;
+      if (F.size() == 4 && F[0] == "V" && !F[2].getAsInteger(10, B) &&
+          !F[3].getAsInteger(10, E))
+        Ranges[F[1].str()].push_back({B, E});
+    }
+  }
+  bool contains(const Position &P) const {
+    auto It = Ranges.find(P.File);
+    return It != Ranges.end() &&
+           llvm::any_of(It->second, [&](const std::pair<unsigned, unsigned> &R) {
+             return R.first <= P.Offset && P.Offset < R.second;
+           });
+  }
+  /// An error in device code: at it, or in a template instantiated from it
+  /// (an "in instantiation of" note there; not a candidate's note).
+  bool holds(const Finding &Error) const {
+    return contains(Error.Pos) ||
+           llvm::any_of(Error.Notes, [&](const Note &N) {
+             return StringRef(N.Message).starts_with("in instantiation of") &&
+                    contains(N.Pos);
+           });
+  }
 };
 
 /// First line of \p Log that mentions an error, else its last line.
@@ -173,6 +208,15 @@ bool isHeader(StringRef Path) {
   return llvm::is_contained({".h", ".hh", ".hpp", ".hxx", ".h++", ".cuh",
                              ".inc", ".inl", ".ipp", ".tpp"},
                             Ext.lower());
+}
+
+/// The name in a function key of the facts: `ns::launch(float *,int)`
+/// gives `launch`.
+std::string launcherName(StringRef Key) {
+  StringRef Name = Key.take_until([](char C) { return C == '('; });
+  Name = Name.rsplit("::").second.empty() ? Name : Name.rsplit("::").second;
+  return Name.rsplit('#').second.empty() ? Name.str()
+                                         : Name.rsplit('#').second.str();
 }
 
 std::string absolute(StringRef P) {
@@ -243,6 +287,7 @@ private:
   std::string DatabaseDir;
   /// Units that cannot be analysed, and why (RealDatabase.h).
   std::map<std::string, std::string> UnitErrors;
+  std::set<std::string> CudaFiles; ///< the database's CUDA units
   Baseline Known;
   std::chrono::steady_clock::time_point Start;
 
@@ -322,7 +367,7 @@ std::optional<std::string> Batch::useRealDatabase(StringRef BuildPath) {
       rewriteDatabase(databaseFile(BuildPath), C.CudaPath.value_or(""));
   if (!Rewrite)
     return "compilation database " + llvm::toString(Rewrite.takeError());
-  S.CudaUnits = Rewrite->CudaUnits;
+  CudaFiles = std::move(Rewrite->CudaFiles);
   S.DroppedFlags = Rewrite->DroppedFlags;
   UnitErrors = std::move(Rewrite->UnitErrors);
   if (Rewrite->Json.empty())
@@ -476,8 +521,19 @@ WorkerResult Batch::interpret(const std::string &File, const RawResult &Raw) {
     R.Failure = llvm::toString(Diags.takeError());
     return R;
   }
+  // Errors in device code alone leave the host side analysed, as nvcc's
+  // host pass never sees them (clang instantiates device templates there).
+  std::optional<DeviceCode> Device;
+  bool HostError = false, DeviceError = false;
   for (Finding &F : *Diags) {
     if (isCompileError(F)) {
+      if (!Device)
+        Device.emplace(Raw.Facts);
+      if (Device->holds(F)) {
+        DeviceError = true;
+        continue;
+      }
+      HostError = true;
       if (!R.Failure) {
         R.Failure = F.Message;
         R.FailurePos = F.Pos;
@@ -486,6 +542,9 @@ WorkerResult Batch::interpret(const std::string &File, const RawResult &Raw) {
     }
     R.Findings.push_back(std::move(F));
   }
+  R.DeviceCodeErrors = DeviceError && !HostError;
+  if (R.DeviceCodeErrors)
+    return R;
   bool Gated =
       llvm::any_of(R.Findings, [](const Finding &F) { return F.IsError; });
   if (!R.Failure && Raw.RC != 0 && !Gated) {
@@ -746,6 +805,9 @@ void Batch::collect() {
     WorkerResult &R = Results[I];
     S.PeakKiB = std::max(S.PeakKiB, R.PeakKiB);
     SumKiB += R.PeakKiB;
+    if (CudaFiles.count(Files[I]) && !R.Failure)
+      ++S.CudaUnits;
+    S.DeviceCodeErrorUnits += R.DeviceCodeErrors && !R.Failure;
     if (R.Failure) {
       std::string Where;
       if (R.FailurePos && !R.FailurePos->File.empty()) {
@@ -793,6 +855,19 @@ void Batch::dropCPUReads() {
     return Program.provenByCallersEverywhere(F.Check, F.Pos.File, F.Pos.Offset);
   });
   S.ProvenByCallersAcrossUnits = Before - Findings.size();
+  // Findings of a function whose launcher is in another file: they stand
+  // where that file's unit shows the launcher starts the work they need,
+  // with a note there.
+  llvm::erase_if(Findings, [&](Finding &F) {
+    auto Met = Program.launchersNeeded(F.Check, F.Pos.File, F.Pos.Offset);
+    if (!Met)
+      return false;
+    for (const auto &Site : *Met)
+      F.Notes.push_back({Position{Site.File, Site.Offset, 0, 0},
+                         "'" + launcherName(Site.Fn) + "' starts " + Site.What +
+                             " here"});
+    return Met->empty();
+  });
   // Findings made as if a function ran once per step, which no unit calls
   // so: they were never findings of the program (not counted).
   llvm::erase_if(Findings, [&](const Finding &F) {

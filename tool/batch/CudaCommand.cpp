@@ -405,7 +405,7 @@ static void addUnless(std::vector<std::string> &Args, StringRef Prefix,
 llvm::Expected<HostCommand> cudaHostCommand(llvm::ArrayRef<std::string> Args,
                                             StringRef File, StringRef CudaPath,
                                             StringRef Directory,
-                                            bool Override) {
+                                            bool Override, StringRef Prelude) {
   HostCommand Out;
   std::string PathFlag = "--cuda-path=" + CudaPath.str();
   if (Args.empty())
@@ -426,6 +426,8 @@ llvm::Expected<HostCommand> cudaHostCommand(llvm::ArrayRef<std::string> Args,
     addUnless(Out.Args, "--cuda-host-only", "--cuda-host-only");
     addUnless(Out.Args, "-nocudalib", "-nocudalib");
     addUnless(Out.Args, "--cuda-path", PathFlag);
+    if (!Prelude.empty())
+      Out.Args.insert(Out.Args.end(), {"-include", Prelude.str()});
     return Out;
   }
   NvccTranslator T(File, Directory);
@@ -433,9 +435,12 @@ llvm::Expected<HostCommand> cudaHostCommand(llvm::ArrayRef<std::string> Args,
     return std::move(E);
   Out = std::move(T.Out);
   Out.Args.insert(Out.Args.begin(), "clang++");
-  if (T.Language == "cuda") // else nvcc -x c++: a host compile
+  if (T.Language == "cuda") { // else nvcc -x c++: a host compile
     Out.Args.insert(Out.Args.end(),
                     {"--cuda-host-only", "-nocudalib", PathFlag});
+    if (!Prelude.empty())
+      Out.Args.insert(Out.Args.end(), {"-include", Prelude.str()});
+  }
   Out.Args.insert(Out.Args.end(), {"-x", T.Language, File.str()});
   return Out;
 }

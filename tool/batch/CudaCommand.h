@@ -59,12 +59,15 @@ struct HostCommand {
 /// \p Args for \p File, with \p CudaPath as the toolkit. \p Directory
 /// resolves --options-file. An nvcc command is translated; a clang command
 /// gets --cuda-host-only and -nocudalib, and --cuda-path unless it has one
-/// and \p Override is false. Fails only on an unreadable options file.
+/// and \p Override is false. A CUDA command includes \p Prelude first
+/// (NvccHostPrelude.h) when one is given. Fails only on an unreadable
+/// options file.
 llvm::Expected<HostCommand> cudaHostCommand(llvm::ArrayRef<std::string> Args,
                                             llvm::StringRef File,
                                             llvm::StringRef CudaPath,
                                             llvm::StringRef Directory,
-                                            bool Override);
+                                            bool Override,
+                                            llvm::StringRef Prelude = "");
 
 } // namespace torch_tidy
 

@@ -1,6 +1,7 @@
 //===- RealDatabase.cpp - compile databases as projects write them -------===//
 #include "tool/batch/RealDatabase.h"
 #include "tool/batch/CudaCommand.h"
+#include "tool/batch/NvccHostPrelude.h"
 #include "tool/report/Findings.h"
 #include "clang/Options/Options.h"
 #include "llvm/ADT/SmallVector.h"
@@ -62,7 +63,8 @@ static bool dropUnknownFlags(std::vector<std::string> &Args,
 }
 
 llvm::Expected<DatabaseRewrite> rewriteDatabase(StringRef File,
-                                                StringRef CudaPath) {
+                                                StringRef CudaPath,
+                                                StringRef PreludeDir) {
   auto Fail = [&](const llvm::Twine &Why) {
     return llvm::createStringError("'" + File + "': " + Why);
   };
@@ -88,6 +90,7 @@ llvm::Expected<DatabaseRewrite> rewriteDatabase(StringRef File,
     std::string Path, Error;
   };
   std::map<std::string, Toolkit> Toolkits; // by compiler
+  std::string Prelude; // written for the first CUDA unit
   for (const llvm::json::Value &V : *Entries) {
     const llvm::json::Object *E = V.getAsObject();
     if (!E)
@@ -142,12 +145,19 @@ llvm::Expected<DatabaseRewrite> rewriteDatabase(StringRef File,
         Out.UnitErrors[Path] =
             "cannot analyse CUDA file '" + Path + "': " + It->second.Error;
       } else {
+        if (Prelude.empty()) {
+          auto Written = nvccHostPrelude(PreludeDir);
+          if (!Written)
+            return Written.takeError();
+          Prelude = *Written;
+        }
         auto Host = cudaHostCommand(Args, Path, It->second.Path, Directory,
-                                    !CudaPath.empty());
+                                    !CudaPath.empty(), Prelude);
         if (!Host)
           return Fail("'" + Path + "': " + llvm::toString(Host.takeError()));
         Args = std::move(Host->Args);
         ++Out.CudaUnits;
+        Out.CudaFiles.insert(Path);
         for (const std::string &D :
              std::set<std::string>(Host->Dropped.begin(), Host->Dropped.end()))
           ++Out.DroppedFlags[D];
@@ -172,7 +182,10 @@ llvm::Expected<DatabaseRewrite> rewriteDatabase(StringRef File,
 
 llvm::Expected<std::map<std::string, std::string>>
 exportDatabase(StringRef File, StringRef CudaPath, StringRef Dir) {
-  auto Rewrite = rewriteDatabase(File, CudaPath);
+  if (std::error_code EC = llvm::sys::fs::create_directories(Dir))
+    return llvm::createStringError("cannot create '" + Dir +
+                                   "': " + EC.message());
+  auto Rewrite = rewriteDatabase(File, CudaPath, Dir);
   if (!Rewrite)
     return Rewrite.takeError();
   std::string Json = std::move(Rewrite->Json);

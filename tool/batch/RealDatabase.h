@@ -18,6 +18,7 @@
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Error.h"
 #include <map>
+#include <set>
 #include <string>
 
 namespace torch_tidy {
@@ -28,6 +29,7 @@ struct DatabaseRewrite {
   std::string Json;
   /// CUDA entries, analysed on their host side.
   unsigned CudaUnits = 0;
+  std::set<std::string> CudaFiles; ///< their files, absolute
   /// Each argument dropped because clang does not know it, or because it
   /// only concerns device code or nvcc, and in how many entries.
   std::map<std::string, unsigned> DroppedFlags;
@@ -37,11 +39,14 @@ struct DatabaseRewrite {
 };
 
 /// Reads the compile_commands.json \p File and rewrites what clang cannot
-/// use as it is; \p CudaPath is torch-tidy's --cuda-path (or empty). Fails
-/// on unreadable or malformed JSON, or an unreadable response or options
-/// file.
+/// use as it is; \p CudaPath is torch-tidy's --cuda-path (or empty). CUDA
+/// units include the nvcc host prelude (NvccHostPrelude.h) written into
+/// \p PreludeDir (the temporary folder when empty). Fails on unreadable or
+/// malformed JSON, an unreadable response or options file, or a prelude
+/// that cannot be written.
 llvm::Expected<DatabaseRewrite> rewriteDatabase(llvm::StringRef File,
-                                                llvm::StringRef CudaPath);
+                                                llvm::StringRef CudaPath,
+                                                llvm::StringRef PreludeDir = "");
 
 /// Writes what rewriteDatabase(\p File, \p CudaPath) gives (the original,
 /// when nothing needs rewriting) to \p Dir/compile_commands.json, for clangd

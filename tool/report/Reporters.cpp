@@ -89,6 +89,11 @@ void writeSummary(llvm::raw_ostream &OS, const std::vector<Finding> &Findings,
     OS << Plural(S.CudaUnits, "CUDA file", "CUDA files")
        << " analysed on the host side (nvcc or .cu entries, parsed by clang "
           "with --cuda-host-only)\n";
+  if (S.DeviceCodeErrorUnits)
+    OS << Plural(S.DeviceCodeErrorUnits, "CUDA file", "CUDA files")
+       << " analysed on the host side despite errors in device code only "
+          "(kernels and device functions clang instantiates and nvcc's host "
+          "pass never sees)\n";
   if (!S.DroppedFlags.empty()) {
     OS << "Dropped arguments (GCC-only flags clang does not know; nvcc's "
           "device-code and nvcc-only options):\n";
@@ -220,6 +225,7 @@ void writeJson(llvm::raw_ostream &OS, const std::vector<Finding> &Findings,
       {"findings", Findings.size()},
       {"findingsPerCheck", std::move(PerCheck)},
       {"cudaFiles", S.CudaUnits},
+      {"deviceCodeErrorFiles", S.DeviceCodeErrorUnits},
       {"droppedFlags", std::move(Dropped)},
       {"onCPUAcrossUnits", S.OnCPUAcrossUnits},
       {"provenByCallersAcrossUnits", S.ProvenByCallersAcrossUnits},

@@ -33,6 +33,8 @@ struct RunSummary {
   /// because clang does not know them or because they only concern device
   /// code or nvcc, with their counts.
   unsigned CudaUnits = 0;
+  /// CUDA units analysed although their device code did not compile.
+  unsigned DeviceCodeErrorUnits = 0;
   std::map<std::string, unsigned> DroppedFlags;
   unsigned Jobs = 1;
   double Seconds = 0;
