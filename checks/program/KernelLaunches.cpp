@@ -803,9 +803,10 @@ std::string launcherFacts(ASTContext &Ctx) {
   std::string Lines;
   const SourceManager &SM = Ctx.getSourceManager();
   for (const FunctionDecl *FD : libtorch::programFunctionDefinitions(Ctx)) {
-    if (!FD->isExternallyVisible() || FD->isTemplateInstantiation() ||
-        isa<CXXMethodDecl>(FD) || ast::isDeviceFunction(FD) ||
-        firstTensorParameter(FD))
+    // An instantiation (`template void launch<float>(...)`) goes by its own
+    // parameter types, as a call of it in another file does.
+    if (!FD->isExternallyVisible() || isa<CXXMethodDecl>(FD) ||
+        ast::isDeviceFunction(FD) || firstTensorParameter(FD))
       continue;
     std::vector<GpuWork> Work = gpuWorkOf(FD, Ctx);
     if (Work.empty())
@@ -814,8 +815,10 @@ std::string launcherFacts(ASTContext &Ctx) {
         Work, [&](const GpuWork &W) { return guardedAt(FD, W.Site); });
     std::string Params;
     for (const ParmVarDecl *P : FD->parameters()) {
-      if (!P->getType()->isPointerType())
-        continue;
+      QualType T = P->getType().getNonReferenceType();
+      if (T->isArithmeticType() || T->isEnumeralType())
+        continue; // pointers and accessors carry memory
+
       bool Handed = llvm::any_of(Work, [&](const GpuWork &W) {
         const auto *Call = dyn_cast<CallExpr>(W.Site);
         return Call && llvm::any_of(Call->arguments(), [&](const Expr *A) {
@@ -833,7 +836,7 @@ std::string launcherFacts(ASTContext &Ctx) {
         SM.getFileLoc(Work.front().Site->getBeginLoc()), SM);
     if (Pos)
       Lines += device::ProgramFacts::launcherFact(
-          factKey(FD), Guarded, Params, Pos->first, Pos->second,
+          device::functionKey(FD), Guarded, Params, Pos->first, Pos->second,
           workName(Work.front().Work));
   }
   return Lines;

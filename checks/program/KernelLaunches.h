@@ -141,8 +141,9 @@ std::vector<HandedMemory> memoryInArgument(const FunctionDecl *Fn,
 
 /// In a batch worker: an L line for each function of this file that takes
 /// no tensor, can be called from other files and starts GPU work (a
-/// launcher of raw pointers): is its work guarded inside, which pointer
-/// parameters reach it, where it starts.
+/// launcher of raw pointers): is its work guarded inside, which of its
+/// parameters that can carry memory (pointers, accessors) reach it, where
+/// it starts.
 std::string launcherFacts(ASTContext &Ctx);
 
 /// In a batch worker, for a CUDA unit with compile errors: a V line for

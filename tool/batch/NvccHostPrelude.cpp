@@ -65,6 +65,7 @@ llvm::Expected<std::string> nvccHostPrelude(llvm::StringRef Dir) {
     llvm::sys::path::system_temp_directory(/*ErasedOnReboot=*/true, Path);
   else
     Path = Dir;
+  (void)llvm::sys::fs::make_absolute(Path); // a command may run elsewhere
   std::string Hash = llvm::toHex(llvm::SHA1::hash(llvm::arrayRefFromStringRef(Text)),
                                  /*LowerCase=*/true)
                          .substr(0, 16);

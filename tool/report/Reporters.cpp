@@ -124,8 +124,8 @@ void writeSummary(llvm::raw_ostream &OS, const std::vector<Finding> &Findings,
   if (S.ProvenByCallersAcrossUnits)
     OS << "Left out: "
        << Plural(S.ProvenByCallersAcrossUnits, "finding", "findings")
-       << " whose callers in other files guard the device or check the "
-          "tensors\n";
+       << " whose callers (in other files, or through a registry) guard the "
+          "device, check the tensors or read the launch error\n";
   if (S.SuppressedByBaseline || S.OutsideDiff)
     OS << "Not shown: " << S.SuppressedByBaseline << " in the baseline, "
        << S.OutsideDiff << " outside the diff\n";
