@@ -204,7 +204,7 @@ void scanDispatch(const Stmt *S, unsigned Depth, bool &Compares, bool &Fails,
     if (const FunctionDecl *Callee = Call->getDirectCallee())
       if (const FunctionDecl *Def = Callee->getDefinition();
           Def && Def->getBody() && device::isUserFunction(Def) &&
-          Seen.insert(Def).second)
+          Seen.insert(Def).second && Seen.size() < 64)
         scanDispatch(Def->getBody(), Depth - 1, Compares, Fails, Seen);
   for (const Stmt *Child : S->children())
     scanDispatch(Child, Depth, Compares, Fails, Seen);
@@ -215,8 +215,10 @@ bool checksOneDevice(const FunctionDecl *Dispatcher) {
   if (!Def || !Def->getBody())
     return false;
   bool Compares = false, Fails = false;
+  // Deep enough for a variadic check that peels one argument per call
+  // (mmcv's CheckDeviceConsistency skips each scalar before the tensors).
   llvm::SmallPtrSet<const FunctionDecl *, 8> Seen{Def};
-  scanDispatch(Def->getBody(), 3, Compares, Fails, Seen);
+  scanDispatch(Def->getBody(), 16, Compares, Fails, Seen);
   return Compares && Fails;
 }
 

@@ -19,7 +19,8 @@
 //   registered functions take) to the function registered for the tensors'
 //   device type;
 // - such a dispatch checks that its tensors share one device when it, or a
-//   function it calls (three deep), compares devices and fails a check.
+//   function it calls (sixteen deep: a variadic check peels one argument
+//   per call), compares devices and fails a check.
 //
 // What a registration proves: PyTorch's dispatcher picks the CUDA kernel
 // when at least one tensor argument is on CUDA, so the first tensor

@@ -248,14 +248,17 @@ bool passesToTester(const CallExpr *Call, const ParmVarDecl *Tensor,
 }
 
 /// True for at::checkAllSameGPU / at::checkSameGPU given \p Tensor, or a
-/// TensorArg local made from it: they throw unless it is on a GPU.
+/// TensorArg local made from it: they throw unless it is on a GPU; and for
+/// at::cuda::check_device({...}), false unless each tensor is on the
+/// current CUDA device (under a check that fails).
 bool checksSameGPU(const CallExpr *Call, const ParmVarDecl *Tensor,
                    const FunctionDecl *Fn) {
   const FunctionDecl *Callee = Call->getDirectCallee();
   if (!Callee || !Callee->getIdentifier() ||
       !libtorch::isLibTorchDecl(Callee) ||
       (Callee->getName() != "checkAllSameGPU" &&
-       Callee->getName() != "checkSameGPU"))
+       Callee->getName() != "checkSameGPU" &&
+       Callee->getName() != "check_device"))
     return false;
   std::function<bool(const Stmt *, unsigned)> Mentions = [&](const Stmt *S,
                                                              unsigned Depth) {

@@ -3,13 +3,14 @@
 
 // What proves a tensor is on CUDA besides a test of its own: a comparison
 // of its device (or device type) with a proven tensor's, an allocation
-// from a proven tensor's options, a registration for CUDA with PyTorch's
+// from a proven tensor's options, at::cuda::check_device, a registration for CUDA with PyTorch's
 // dispatcher (one tensor argument: the first), and a project registry's
 // dispatch (every tensor when it checks that they share one device, else
 // the first). Near misses: a comparison between two unproven tensors,
 // options of an unproven tensor, a CPU registration.
 #include "device_registry.h"
 #include <ATen/cuda/CUDAContext.h>
+#include <ATen/cuda/CUDAUtils.h>
 #include <c10/cuda/CUDAException.h>
 #include <c10/cuda/CUDAGuard.h>
 #include <torch/extension.h>
@@ -49,6 +50,13 @@ void compared_unproven(at::Tensor a, at::Tensor b) {
   launch(a.data_ptr<float>(), a.data_ptr<float>(), b.data_ptr<float>(), a.numel());
   // CHECK-MESSAGES: :[[@LINE-1]]:10: note: the memory of 'a' goes to kernel 'mul_kernel' here, unchecked
   // CHECK-MESSAGES: :[[@LINE-2]]:52: note: the memory of 'b' goes to kernel 'mul_kernel' here, unchecked
+}
+
+// LibTorch's at::cuda::check_device: false unless every tensor is on the
+// current CUDA device.
+void on_current_device(at::Tensor a, at::Tensor b) {
+  TORCH_CHECK(at::cuda::check_device({a, b}), "inputs must be on the current GPU");
+  launch(a.data_ptr<float>(), a.data_ptr<float>(), b.data_ptr<float>(), a.numel());
 }
 
 // --- An output allocated from a proven tensor's options is where it is.
@@ -142,11 +150,28 @@ at::Tensor loose_cuda(at::Tensor a, at::Tensor b) {
   return out;
 }
 
+// Five scalars before the tensors: the registry's check peels them one call
+// at a time before it compares devices.
+at::Tensor wide_impl(int64_t n, int64_t m, double s, double t, int64_t k,
+                     at::Tensor a, at::Tensor b);
+at::Tensor wide_cuda(int64_t n, int64_t m, double s, double t, int64_t k,
+                     at::Tensor a, at::Tensor b) {
+  const at::cuda::OptionalCUDAGuard guard(device_of(a));
+  launch(a.data_ptr<float>(), a.data_ptr<float>(), b.data_ptr<float>(), n);
+  return a;
+}
+
 REGISTER_DEVICE_IMPL(roi_impl, CUDA, roi_cuda)
+REGISTER_DEVICE_IMPL(wide_impl, CUDA, wide_cuda)
 REGISTER_DEVICE_IMPL(loose_impl, CUDA, loose_cuda)
 
 at::Tensor roi_impl(at::Tensor a, at::Tensor b) {
   return DISPATCH_DEVICE_IMPL(roi_impl, a, b);
+}
+
+at::Tensor wide_impl(int64_t n, int64_t m, double s, double t, int64_t k,
+                     at::Tensor a, at::Tensor b) {
+  return DISPATCH_DEVICE_IMPL(wide_impl, n, m, s, t, k, a, b);
 }
 
 at::Tensor loose_impl(at::Tensor a, at::Tensor b) {

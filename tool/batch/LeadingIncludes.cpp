@@ -373,7 +373,11 @@ std::optional<LeadingIncludes> scanLeadingIncludes(ArrayRef<std::string> Args,
   Opts.Diags = Engine;
   Opts.VFS = FS;
   std::shared_ptr<CompilerInvocation> Inv = createInvocation(Argv, Opts);
-  if (!Inv || !Inv->getLangOpts().CPlusPlus || Inv->getLangOpts().CUDA ||
+  // CUDA units too: the host side's implicit includes (clang's CUDA runtime
+  // wrapper, the nvcc host prelude) come before the unit and are the same
+  // for every unit of a group, whose key holds the flags that pick them.
+  if (!Inv || !Inv->getLangOpts().CPlusPlus ||
+      Inv->getLangOpts().CUDAIsDevice ||
       Inv->getFrontendOpts().Inputs.size() != 1)
     return std::nullopt;
   Inv->getFrontendOpts().ProgramAction = frontend::ParseSyntaxOnly;

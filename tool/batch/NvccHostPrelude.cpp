@@ -98,4 +98,9 @@ llvm::Expected<std::string> nvccHostPrelude(llvm::StringRef Dir) {
   return Path.str().str();
 }
 
+bool isNvccHostPrelude(llvm::StringRef Path) {
+  llvm::StringRef Name = llvm::sys::path::filename(Path);
+  return Name.starts_with("torch-tidy-nvcc-host-") && Name.ends_with(".h");
+}
+
 } // namespace torch_tidy

@@ -25,6 +25,9 @@ llvm::StringRef nvccHostPreludeText();
 /// (cache keys and shared preambles stay valid across runs).
 llvm::Expected<std::string> nvccHostPrelude(llvm::StringRef Dir = "");
 
+/// True for a path nvccHostPrelude() gives.
+bool isNvccHostPrelude(llvm::StringRef Path);
+
 } // namespace torch_tidy
 
 #endif

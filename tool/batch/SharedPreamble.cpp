@@ -2,6 +2,7 @@
 #include "tool/batch/SharedPreamble.h"
 #include "Version.h"
 #include "tool/batch/LeadingIncludes.h"
+#include "tool/batch/NvccHostPrelude.h"
 #include "clang/Basic/Diagnostic.h"
 #include "clang/Basic/DiagnosticOptions.h"
 #include "clang/Driver/CreateInvocationFromArgs.h"
@@ -75,10 +76,21 @@ std::string sharingKey(llvm::ArrayRef<std::string> UnitArgs) {
 }
 
 bool hasForcedInclude(const clang::tooling::CompileCommand &Cmd) {
-  return llvm::any_of(Cmd.CommandLine, [](StringRef A) {
-    return A.starts_with("-include") || A.starts_with("-imacros") ||
-           A.starts_with("--include") || A == "-Xclang";
-  });
+  const std::vector<std::string> &Args = Cmd.CommandLine;
+  for (size_t I = 0; I < Args.size(); ++I) {
+    StringRef A = Args[I];
+    // torch-tidy's own prelude of CUDA units: every unit of a group has it,
+    // and the precompiled header is built with it.
+    if (A == "-include" && I + 1 < Args.size() &&
+        isNvccHostPrelude(Args[I + 1])) {
+      ++I;
+      continue;
+    }
+    if (A.starts_with("-include") || A.starts_with("-imacros") ||
+        A.starts_with("--include") || A == "-Xclang")
+      return true;
+  }
+  return false;
 }
 
 std::vector<std::string>
@@ -113,8 +125,11 @@ std::vector<std::string> preambleCommand(llvm::ArrayRef<std::string> UnitArgs,
     return Args;
   // No timestamps: a header kept in the cache stays valid while the files
   // it reads keep their content (the cache key hashes them).
+  // A CUDA unit's header is parsed for the host as the unit is.
+  bool Cuda = llvm::is_contained(Args, "--cuda-host-only");
   for (StringRef A : {"-Xclang", "-fno-pch-timestamp",
-                      "-fpch-instantiate-templates", "-x", "c++-header"})
+                      "-fpch-instantiate-templates", "-x",
+                      Cuda ? "cuda" : "c++-header"})
     Args.push_back(A.str());
   Args.push_back(Header.str());
   Args.push_back("-o");

@@ -39,16 +39,32 @@ private:
   };                                                                           \
   static key##_##device##_registerer _##key##_##device##_registerer;
 
+// The first tensor's device, and the first argument on another device:
+// one argument peeled per call, scalars skipped (as mmcv does).
+inline at::Device firstTensorDevice() { return at::kCPU; }
 template <typename T, typename... Rest>
-at::Device firstTensorDevice(const T &t, const Rest &...) {
-  return t.device();
+at::Device firstTensorDevice(const T &t, const Rest &...rest) {
+  if constexpr (std::is_same_v<std::decay_t<T>, at::Tensor>)
+    return t.device();
+  else
+    return firstTensorDevice(rest...);
+}
+inline int otherDevice(const at::Device &, int) { return -1; }
+template <typename T, typename... Rest>
+int otherDevice(const at::Device &device, int index, const T &t,
+                const Rest &...rest) {
+  if constexpr (std::is_same_v<std::decay_t<T>, at::Tensor>)
+    if (t.device().type() != device.type() ||
+        t.device().index() != device.index())
+      return index;
+  return otherDevice(device, index + 1, rest...);
 }
 
 template <typename R, typename... Args>
 auto Dispatch(const R &registry, const char *name, Args &&...args) {
   at::Device device = firstTensorDevice(args...);
-  bool same = ((args.device() == device) && ...);
-  TORCH_CHECK(same, name, ": the tensors are on different devices");
+  int other = otherDevice(device, 0, args...);
+  TORCH_CHECK(other < 0, name, ": argument ", other, " is on another device");
   auto f = registry.Find(device.type());
   TORCH_CHECK(f != nullptr, name, ": no implementation for ", device);
   return f(std::forward<Args>(args)...);
