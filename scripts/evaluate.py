@@ -127,7 +127,9 @@ def cuda_command(f, includes, flags):
                  "--compiler-options", "'-fPIC'",
                  "-gencode=arch=compute_80,code=sm_80", "-std=c++17",
                  "-c", f, "-o", f + ".o"])
-    return (["clang++-22", "-std=c++17"] + defines + torch +
+    # torch.utils.cpp_extension compiles the bindings with the C++ compiler
+    # (GCC: c++).
+    return (["c++", "-std=c++17"] + defines + torch +
             ["-isystem", os.path.join(CUDA_ROOT, "include")] + includes +
             flags + ["-c", f])
 

@@ -27,6 +27,21 @@ static bool isLauncher(StringRef Arg0) {
          Name == "icecc" || Name == "buildcache";
 }
 
+/// True for GCC's drivers (gcc, g++, c++, cc, with a version or target
+/// prefix) and nvcc, whose host compiler is GCC unless told otherwise: they
+/// accept narrowing a non-constant in a braced initializer (`{n}` with a
+/// `uint64_t n` for an `int64_t`) with a warning, which clang makes an
+/// error. Their units get `-Wno-c++11-narrowing`, so that what the build
+/// compiles is analysed.
+static bool acceptsNarrowing(StringRef Arg0) {
+  StringRef Name = llvm::sys::path::filename(Arg0);
+  if (Name.contains("clang"))
+    return false;
+  return Name.starts_with("nvcc") || Name == "cc" || Name == "c++" ||
+         Name.ends_with("-cc") || Name.ends_with("-c++") ||
+         Name.contains("gcc") || Name.contains("g++");
+}
+
 /// Drops the arguments clang's driver does not know (GCC-only flags), and
 /// counts them in \p Dropped, once per unit. Arguments of cl-mode drivers are
 /// kept.
@@ -130,6 +145,7 @@ llvm::Expected<DatabaseRewrite> rewriteDatabase(StringRef File,
     }
     if (Args.empty())
       return Fail("the entry of '" + Path + "' has an empty command");
+    bool Lenient = acceptsNarrowing(Args[0]);
     if (isCudaCommand(Args, Path)) {
       Changed = true;
       auto [It, New] = Toolkits.try_emplace(Args[0]);
@@ -163,8 +179,13 @@ llvm::Expected<DatabaseRewrite> rewriteDatabase(StringRef File,
           ++Out.DroppedFlags[D];
       }
     }
-    if (!Out.UnitErrors.count(Path))
+    if (!Out.UnitErrors.count(Path)) {
       Changed |= dropUnknownFlags(Args, Out.DroppedFlags);
+      if (Lenient) {
+        Args.push_back("-Wno-c++11-narrowing");
+        Changed = true;
+      }
+    }
 
     llvm::json::Object Entry{{"directory", Directory},
                              {"file", Path},
