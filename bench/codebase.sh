@@ -18,46 +18,67 @@
 # the anchor, a cold torch-tidy run, and a cold run with
 # --shared-preamble=off, whose report must be byte-identical. Prints the
 # units that shared a preamble and anchor / cold.
+#
+# bench/codebase.sh --extensions [BUILD_DIR] [JOBS]: the same on the C++/CUDA
+# extension projects of the evaluation (scripts/evaluate.py --set cuda,
+# cuda-heldout, cuda-heldout2: nvcc databases), plus a warm run; the anchor
+# reads the database torch-tidy exports (--export-database: every CUDA
+# entry as clang's host-side command), as a stock clang-tidy user would.
 set -euo pipefail
-if [ "${1:-}" = --projects ]; then
+if [ "${1:-}" = --projects ] || [ "${1:-}" = --extensions ]; then
+  MODE=$1
   BUILD=$(cd "${2:-build}" && pwd)
   JOBS=${3:-2}
   TT=$BUILD/bin/torch-tidy
   PLUGIN=$BUILD/lib/TorchTidyPlugin.so
   [ -x "$TT" ] && [ -f "$PLUGIN" ] || { echo "build torch-tidy first" >&2; exit 2; }
-  for d in eval eval-heldout; do
+  if [ "$MODE" = --projects ]; then
+    SETS="eval eval-heldout"; WHAT="the evaluation's projects"; EXTRA=()
+  else
+    SETS="eval-cuda eval-cuda-heldout eval-cuda-heldout2"
+    WHAT="the evaluation's extension projects"
+    EXTRA=(--cuda-path="$BUILD/cuda-12.4")
+  fi
+  for d in $SETS; do
     [ -f "$BUILD/$d/compile_commands.json" ] || {
-      echo "no $BUILD/$d/compile_commands.json: run scripts/evaluate.py (and --set training-heldout) first" >&2
+      echo "no $BUILD/$d/compile_commands.json: run scripts/evaluate.py (--set for each) first" >&2
       exit 2; }
   done
   DIR=$(mktemp -d -t torch-tidy-projects.XXXXXX)
   trap 'rm -rf "$DIR"' EXIT
-  python3 - "$BUILD" "$DIR" <<'PY'
+  python3 - "$BUILD" "$DIR" $SETS <<'PY'
 import json, sys
 b, d = sys.argv[1], sys.argv[2]
-db = [e for s in ("eval", "eval-heldout")
+db = [e for s in sys.argv[3:]
       for e in json.load(open("%s/%s/compile_commands.json" % (b, s)))]
 json.dump(db, open(d + "/compile_commands.json", "w"), indent=1)
 open(d + "/files", "w").write("".join(e["file"] + "\n" for e in db))
 PY
+  ANCHOR_DB=$DIR
+  if [ "$MODE" = --extensions ]; then
+    "$TT" -p "$DIR" "${EXTRA[@]}" --export-database "$DIR/clang" >/dev/null
+    ANCHOR_DB=$DIR/clang
+  fi
   N=$(wc -l < "$DIR/files")
   now() { date +%s.%N; }
   timed() { local s e; s=$(now); "$@" >/dev/null 2>&1 || true; e=$(now); echo "$e - $s" | bc; }
   anchor() { xargs -P "$JOBS" -I{} clang-tidy-22 --load "$PLUGIN" \
-    --checks='-*,torch-*' --quiet -p "$DIR" {} < "$DIR/files"; }
-  tidy() { # NAME [ARGS]: a cold torch-tidy batch run
+    --checks='-*,torch-*' --quiet -p "$ANCHOR_DB" {} < "$DIR/files"; }
+  tidy() { # NAME [ARGS]: a torch-tidy batch run
     local n=$1; shift
     (cd "$DIR" && CI=1 "$TT" -p "$DIR" -j "$JOBS" --checks='-*,torch-*' \
-      --format=json --output "$DIR/$n.json" "$@" 2> "$DIR/$n.log"); }
-  echo "torch-tidy projects benchmark: $N units of the evaluation's projects, -j $JOBS, $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg)"
+      "${EXTRA[@]}" --format=json --output "$DIR/$n.json" "$@" 2> "$DIR/$n.log"); }
+  echo "torch-tidy projects benchmark: $N units of $WHAT, -j $JOBS, $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg)"
   TA=$(timed anchor)
-  TC=$(timed tidy cold)
+  TC=$(timed tidy cold --cache-dir "$DIR/cache")
+  TW=$(timed tidy warm --cache-dir "$DIR/cache")
   TO=$(timed tidy off --shared-preamble=off)
   printf '  anchor (clang-tidy-22 --load, per file): %7.1f s\n' "$TA"
   printf '  torch-tidy, cold:                        %7.1f s   %s\n' "$TC" "$(grep '^Stats:' "$DIR/cold.log")"
+  printf '  torch-tidy, warm:                        %7.1f s\n' "$TW"
   printf '  torch-tidy, cold, no shared preamble:    %7.1f s   %s\n' "$TO" "$(grep '^Stats:' "$DIR/off.log")"
-  printf '  anchor / cold: %.2f   off / cold: %.2f\n' \
-    "$(echo "$TA / $TC" | bc -l)" "$(echo "$TO / $TC" | bc -l)"
+  printf '  anchor / cold: %.2f   anchor / warm: %.1f   off / cold: %.2f\n' \
+    "$(echo "$TA / $TC" | bc -l)" "$(echo "$TA / $TW" | bc -l)" "$(echo "$TO / $TC" | bc -l)"
   cmp -s "$DIR/cold.json" "$DIR/off.json" \
     && echo "  shared preamble on and off: byte-identical reports" \
     || echo "  shared preamble on and off: reports DIFFER"

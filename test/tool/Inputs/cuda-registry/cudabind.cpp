@@ -1,6 +1,6 @@
 // The CUDA implementations, registered for CUDA: they call the launchers
 // of kernels.cu, which take the tensors.
-#include "registry.h"
+#include "device_registry.h"
 
 at::Tensor NMSKernelLauncher(at::Tensor boxes, at::Tensor scores);
 at::Tensor BoxesKernelLauncher(at::Tensor boxes, at::Tensor scores);

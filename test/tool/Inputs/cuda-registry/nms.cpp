@@ -1,6 +1,6 @@
 // The operators: each dispatches through the registry. nms_impl takes the
 // guard before its dispatch; boxes_impl does not.
-#include "registry.h"
+#include "device_registry.h"
 #include <c10/cuda/CUDAGuard.h>
 
 at::Tensor nms_impl(at::Tensor boxes, at::Tensor scores) {
