@@ -25,9 +25,8 @@ void UncheckedKernelLaunchCheck::checkFunction(const FunctionDecl *Fn,
     SourceLocation Loc = reportLoc(W.Site, SM);
     if (!reportOnce(Loc))
       continue;
-    deferToCallers(Fn, Loc,
-                   {device::ProgramFacts::errorsOf(device::functionKey(Fn))},
-                   SM);
+    deferToCallers(
+        Fn, Loc, {device::ProgramFacts::errorsOf(device::functionKey(Fn))}, SM);
     const Stmt *S = program::statementInBlock(Fn, W.Site);
     SourceLocation Begin = editableLoc(W.Site->getBeginLoc(), SM);
     SourceLocation End = S ? editableLoc(S->getEndLoc(), SM) : SourceLocation();

@@ -94,9 +94,8 @@ std::string ProgramFacts::launcherNeedFact(llvm::StringRef Check,
                                            llvm::StringRef File,
                                            unsigned Offset, llvm::StringRef Fn,
                                            std::optional<unsigned> Param) {
-  return ("N\t" + Check + "\t" + File + "\t" + llvm::Twine(Offset) + "\t" +
-          Fn + "\t" + (Param ? std::to_string(*Param) : std::string("-")) +
-          "\n")
+  return ("N\t" + Check + "\t" + File + "\t" + llvm::Twine(Offset) + "\t" + Fn +
+          "\t" + (Param ? std::to_string(*Param) : std::string("-")) + "\n")
       .str();
 }
 
@@ -180,7 +179,8 @@ void ProgramFacts::add(llvm::StringRef Text) {
       for (unsigned I = 0; I < N; ++I)
         Inflow[proofOf(I, F[2])].push_back(proofOf(I, F[1]));
     } else if (F[0] == "L" && F.size() == 7 && !F[5].getAsInteger(10, N)) {
-      Launcher L{F[2] == "guarded", {}, {F[1].str(), F[4].str(), F[6].str(), N}};
+      Launcher L{
+          F[2] == "guarded", {}, {F[1].str(), F[4].str(), F[6].str(), N}};
       llvm::SmallVector<llvm::StringRef, 4> Params;
       F[3].split(Params, ',', -1, false);
       for (llvm::StringRef P : Params)

@@ -133,9 +133,9 @@ public:
   /// For \p Check's finding in \p File at \p Offset that needs a launcher
   /// in another file (N lines): null when it has no such need; else the
   /// launches that meet it, empty when none does (the finding goes).
-  std::optional<std::vector<LaunchSite>>
-  launchersNeeded(llvm::StringRef Check, llvm::StringRef File,
-                  unsigned Offset) const;
+  std::optional<std::vector<LaunchSite>> launchersNeeded(llvm::StringRef Check,
+                                                         llvm::StringRef File,
+                                                         unsigned Offset) const;
   /// True when the finding in \p File at \p Offset was made as if its
   /// function ran once per step (Q lines) and no unit calls it so.
   bool perStepNowhere(llvm::StringRef File, unsigned Offset) const;
@@ -155,7 +155,7 @@ private:
   std::map<std::string, std::vector<Launcher>> Launchers; ///< L lines
   std::map<std::tuple<std::string, std::string, unsigned>,
            std::vector<std::pair<std::string, std::optional<unsigned>>>>
-      LauncherNeeds; ///< N lines
+      LauncherNeeds;                   ///< N lines
   std::map<std::string, bool> PerStep; ///< S lines
   std::map<std::pair<std::string, unsigned>, std::vector<std::string>>
       PerStepNeeds; ///< Q lines

@@ -377,7 +377,8 @@ const Expr *deviceOperandOf(const Expr *E) {
   if ((Name == "device" || Name == "get_device") &&
       isTensorType(Object->getType().getNonReferenceType()))
     return Object;
-  if (Name == "options" && isTensorType(Object->getType().getNonReferenceType()))
+  if (Name == "options" &&
+      isTensorType(Object->getType().getNonReferenceType()))
     return Object; // the options carry the device
   return nullptr;
 }

@@ -56,8 +56,7 @@ std::string registryKey(const CXXRecordDecl *RD) {
 }
 
 const CXXRecordDecl *classOf(const Expr *E) {
-  return E ? E->getType().getNonReferenceType()->getAsCXXRecordDecl()
-           : nullptr;
+  return E ? E->getType().getNonReferenceType()->getAsCXXRecordDecl() : nullptr;
 }
 
 /// The functions of the program an argument refers to: `fn`, `&fn`, and
@@ -110,9 +109,8 @@ void findRegistrations(const Stmt *S, unsigned Depth);
 /// \p E registers what its arguments refer to when they name CUDA.
 void registrationAt(const Expr *E, unsigned Depth) {
   llvm::ArrayRef<const Expr *> Args = argumentsOf(E);
-  if (Args.empty() || !llvm::any_of(Args, [](const Expr *A) {
-        return libtorch::namesCuda(A);
-      }))
+  if (Args.empty() ||
+      !llvm::any_of(Args, [](const Expr *A) { return libtorch::namesCuda(A); }))
     return;
   std::string Registry;
   if (const auto *MC = dyn_cast<CXXMemberCallExpr>(E)) {

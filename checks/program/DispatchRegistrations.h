@@ -1,4 +1,4 @@
-//===- DispatchRegistrations.h - functions reached by a device dispatch -*- C++ -*-===//
+//===- DispatchRegistrations.h - dispatch to CUDA kernels -------*- C++ -*-===//
 //
 // Answers, for a C++/CUDA extension: which functions of this unit are
 // registered for CUDA, so that a dispatch reaches them only with tensors on
@@ -8,10 +8,10 @@
 // Learnt from the code, not from one project's names:
 // - a registration is a call or a construction whose arguments name the
 //   CUDA device type or dispatch key and refer to a function of the program
-//   (`registry.Register(at::kCUDA, fn)`, `torch::dispatch(kCUDA, TORCH_FN(fn))`);
-//   when that function takes no tensor and only registers others
-//   (TORCH_LIBRARY_IMPL's init function, `m.impl("op", &fn)`), the functions
-//   it registers;
+//   (`registry.Register(at::kCUDA, fn)`, `torch::dispatch(kCUDA,
+//   TORCH_FN(fn))`); when that function takes no tensor and only registers
+//   others (TORCH_LIBRARY_IMPL's init function, `m.impl("op", &fn)`), the
+//   functions it registers;
 // - a registry is a class of the program with a member that takes a device
 //   type and a function pointer; a registration through it is keyed by the
 //   class. A registry dispatch is a call of a function of the program that is

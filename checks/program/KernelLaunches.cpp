@@ -473,10 +473,13 @@ bool everyCallCovered(const FunctionDecl *Fn, ASTContext &Ctx, F Covers,
   std::vector<Edge> Edges = callsOf(Fn, Ctx);
   bool Covered =
       !Edges.empty() && Memo.size() < 4096 &&
-      llvm::all_of(Edges, [&](const Edge &E) {
-        return E.Site.Call && (Covers(E.Site) ||
-                               everyCallCovered(E.Site.Caller, Ctx, Covers, Memo));
-      });
+      llvm::all_of(
+          Edges,
+          [&](const Edge &E) {
+            return E.Site.Call &&
+                   (Covers(E.Site) ||
+                    everyCallCovered(E.Site.Caller, Ctx, Covers, Memo));
+          });
   Memo[Fn] = Covered;
   return Covered;
 }
@@ -647,9 +650,8 @@ static bool provenAtCall(const device::CallSite &S, unsigned Index,
 static bool provenByDispatch(const Edge &E, const FunctionDecl *Fn,
                              unsigned Index) {
   const ParmVarDecl *First = firstTensorParameter(Fn);
-  return E.Proves == Edge::Every ||
-         (E.Proves == Edge::First && First &&
-          First->getFunctionScopeIndex() == Index);
+  return E.Proves == Edge::Every || (E.Proves == Edge::First && First &&
+                                     First->getFunctionScopeIndex() == Index);
 }
 
 static bool provenOnCudaByEveryCaller(const FunctionDecl *Fn, unsigned Index,
@@ -708,10 +710,10 @@ static std::string proofValue(const device::CallSite &S, unsigned Index,
   const ParmVarDecl *CallerParam = nullptr;
   if (provenAtCall(S, Index, Ctx, CallerParam, /*AskDeviceFlow=*/false))
     return "cuda";
-  return CallerParam ? device::ProgramFacts::proofOf(
-                           CallerParam->getFunctionScopeIndex(),
-                           factKey(S.Caller))
-                     : "unproven";
+  return CallerParam
+             ? device::ProgramFacts::proofOf(
+                   CallerParam->getFunctionScopeIndex(), factKey(S.Caller))
+             : "unproven";
 }
 
 std::string proofFacts(ASTContext &Ctx) {
@@ -720,10 +722,9 @@ std::string proofFacts(ASTContext &Ctx) {
   for (const auto &[Callee, S] : device::callSitesInUnit(Ctx))
     for (const ParmVarDecl *P : Callee->parameters())
       if (libtorch::isTensorType(P->getType().getNonReferenceType()))
-        Lines += ProgramFacts::proofFact(factKey(Callee),
-                                         P->getFunctionScopeIndex(),
-                                         proofValue(S, P->getFunctionScopeIndex(),
-                                                    Ctx));
+        Lines += ProgramFacts::proofFact(
+            factKey(Callee), P->getFunctionScopeIndex(),
+            proofValue(S, P->getFunctionScopeIndex(), Ctx));
   for (const RegistryDispatch &D : registryDispatchesInUnit(Ctx)) {
     bool First = true;
     for (unsigned I = 0; I < D.Forwarded; ++I) {
@@ -745,9 +746,9 @@ std::string proofFacts(ASTContext &Ctx) {
     const ParmVarDecl *First = firstTensorParameter(R.Fn);
     for (const ParmVarDecl *P : R.Fn->parameters())
       if (libtorch::isTensorType(P->getType().getNonReferenceType()))
-        Lines += ProgramFacts::proofFact(factKey(R.Fn),
-                                         P->getFunctionScopeIndex(),
-                                         P == First ? "cuda" : "unproven");
+        Lines +=
+            ProgramFacts::proofFact(factKey(R.Fn), P->getFunctionScopeIndex(),
+                                    P == First ? "cuda" : "unproven");
   }
   return Lines + registrationFacts(Ctx);
 }
@@ -756,9 +757,10 @@ std::string errorReadFacts(ASTContext &Ctx) {
   std::string Lines;
   for (const auto &[Callee, S] : device::callSitesInUnit(Ctx))
     Lines += device::ProgramFacts::errorReadFact(
-        factKey(Callee), launchErrorReadAfter(S.Caller, S.Call)
-                             ? "read"
-                             : device::ProgramFacts::errorsOf(factKey(S.Caller)));
+        factKey(Callee),
+        launchErrorReadAfter(S.Caller, S.Call)
+            ? "read"
+            : device::ProgramFacts::errorsOf(factKey(S.Caller)));
   return Lines;
 }
 
@@ -851,8 +853,10 @@ std::string deviceCodeFacts(ASTContext &Ctx) {
   const SourceManager &SM = Ctx.getSourceManager();
   std::set<std::string> Lines;
   auto Add = [&](SourceRange R) {
-    auto B = device::findingPosition(SM.getExpansionRange(R.getBegin()).getBegin(), SM);
-    auto E = device::findingPosition(SM.getExpansionRange(R.getEnd()).getEnd(), SM);
+    auto B = device::findingPosition(
+        SM.getExpansionRange(R.getBegin()).getBegin(), SM);
+    auto E =
+        device::findingPosition(SM.getExpansionRange(R.getEnd()).getEnd(), SM);
     if (B && E && B->first == E->first && B->second <= E->second)
       Lines.insert(device::ProgramFacts::deviceCodeFact(B->first, B->second,
                                                         E->second + 1));

@@ -168,15 +168,15 @@ struct DeviceCode {
   bool contains(const Position &P) const {
     auto It = Ranges.find(P.File);
     return It != Ranges.end() &&
-           llvm::any_of(It->second, [&](const std::pair<unsigned, unsigned> &R) {
-             return R.first <= P.Offset && P.Offset < R.second;
-           });
+           llvm::any_of(It->second,
+                        [&](const std::pair<unsigned, unsigned> &R) {
+                          return R.first <= P.Offset && P.Offset < R.second;
+                        });
   }
   /// An error in device code: at it, or in a template instantiated from it
   /// (an "in instantiation of" note there; not a candidate's note).
   bool holds(const Finding &Error) const {
-    return contains(Error.Pos) ||
-           llvm::any_of(Error.Notes, [&](const Note &N) {
+    return contains(Error.Pos) || llvm::any_of(Error.Notes, [&](const Note &N) {
              return StringRef(N.Message).starts_with("in instantiation of") &&
                     contains(N.Pos);
            });
@@ -863,9 +863,9 @@ void Batch::dropCPUReads() {
     if (!Met)
       return false;
     for (const auto &Site : *Met)
-      F.Notes.push_back({Position{Site.File, Site.Offset, 0, 0},
-                         "'" + launcherName(Site.Fn) + "' starts " + Site.What +
-                             " here"});
+      F.Notes.push_back(
+          {Position{Site.File, Site.Offset, 0, 0},
+           "'" + launcherName(Site.Fn) + "' starts " + Site.What + " here"});
     return Met->empty();
   });
   // Findings made as if a function ran once per step, which no unit calls

@@ -404,8 +404,8 @@ static void addUnless(std::vector<std::string> &Args, StringRef Prefix,
 
 llvm::Expected<HostCommand> cudaHostCommand(llvm::ArrayRef<std::string> Args,
                                             StringRef File, StringRef CudaPath,
-                                            StringRef Directory,
-                                            bool Override, StringRef Prelude) {
+                                            StringRef Directory, bool Override,
+                                            StringRef Prelude) {
   HostCommand Out;
   std::string PathFlag = "--cuda-path=" + CudaPath.str();
   if (Args.empty())

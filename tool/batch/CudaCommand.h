@@ -62,12 +62,10 @@ struct HostCommand {
 /// and \p Override is false. A CUDA command includes \p Prelude first
 /// (NvccHostPrelude.h) when one is given. Fails only on an unreadable
 /// options file.
-llvm::Expected<HostCommand> cudaHostCommand(llvm::ArrayRef<std::string> Args,
-                                            llvm::StringRef File,
-                                            llvm::StringRef CudaPath,
-                                            llvm::StringRef Directory,
-                                            bool Override,
-                                            llvm::StringRef Prelude = "");
+llvm::Expected<HostCommand>
+cudaHostCommand(llvm::ArrayRef<std::string> Args, llvm::StringRef File,
+                llvm::StringRef CudaPath, llvm::StringRef Directory,
+                bool Override, llvm::StringRef Prelude = "");
 
 } // namespace torch_tidy
 

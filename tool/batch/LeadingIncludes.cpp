@@ -410,6 +410,8 @@ std::optional<LeadingIncludes> scanLeadingIncludes(ArrayRef<std::string> Args,
       return std::nullopt;
     Out.Spelled.push_back(E.Spelled);
     llvm::append_range(Out.Files, E.Files);
+    if (E.LibTorch)
+      Out.Cuts.push_back({Out.Spelled.size(), Out.Files.size()});
   }
   return Out;
 }

@@ -30,6 +30,14 @@ struct LeadingIncludes {
   std::vector<std::string> Spelled;
   /// Every file they read, in the order first read (absolute paths).
   std::vector<std::string> Files;
+  /// Where the list may end instead: after each LibTorch header, the
+  /// number of includes and of files up to there. Any of these prefixes
+  /// starts the unit as well (the rest are the unit's own includes); the
+  /// last is the whole list.
+  struct Cut {
+    size_t Includes, Files;
+  };
+  std::vector<Cut> Cuts;
 };
 
 /// The leading includes of the unit compiled by the clang command line

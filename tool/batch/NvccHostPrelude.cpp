@@ -1,12 +1,12 @@
 //===- NvccHostPrelude.cpp - what nvcc gives host code and clang does not -===//
 #include "tool/batch/NvccHostPrelude.h"
 #include "llvm/ADT/SmallString.h"
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/SHA1.h"
 #include "llvm/Support/raw_ostream.h"
-#include "llvm/ADT/StringExtras.h"
 
 namespace torch_tidy {
 
@@ -41,7 +41,8 @@ std::string makeText() {
       "// overloads nvcc's headers give host code and clang's do not.\n"
       "#ifndef TORCH_TIDY_NVCC_HOST_PRELUDE\n"
       "#define TORCH_TIDY_NVCC_HOST_PRELUDE\n"
-      "#if defined(__CUDA__) && !defined(__CUDA_ARCH__) && defined(__cplusplus)\n";
+      "#if defined(__CUDA__) && !defined(__CUDA_ARCH__) && "
+      "defined(__cplusplus)\n";
   for (const char *Name : {"min", "max"})
     for (const Form &F : Forms)
       Text += std::string("static inline __attribute__((host)) ") + F.Result +
@@ -66,9 +67,10 @@ llvm::Expected<std::string> nvccHostPrelude(llvm::StringRef Dir) {
   else
     Path = Dir;
   (void)llvm::sys::fs::make_absolute(Path); // a command may run elsewhere
-  std::string Hash = llvm::toHex(llvm::SHA1::hash(llvm::arrayRefFromStringRef(Text)),
-                                 /*LowerCase=*/true)
-                         .substr(0, 16);
+  std::string Hash =
+      llvm::toHex(llvm::SHA1::hash(llvm::arrayRefFromStringRef(Text)),
+                  /*LowerCase=*/true)
+          .substr(0, 16);
   llvm::sys::path::append(Path, "torch-tidy-nvcc-host-" + Hash + ".h");
   if (auto Buf = llvm::MemoryBuffer::getFile(Path);
       Buf && (*Buf)->getBuffer() == Text)
@@ -77,8 +79,8 @@ llvm::Expected<std::string> nvccHostPrelude(llvm::StringRef Dir) {
   // reads half a header.
   llvm::SmallString<256> Tmp;
   int FD = -1;
-  if (std::error_code EC = llvm::sys::fs::createUniqueFile(
-          Path + ".%%%%%%%%.tmp", FD, Tmp))
+  if (std::error_code EC =
+          llvm::sys::fs::createUniqueFile(Path + ".%%%%%%%%.tmp", FD, Tmp))
     return llvm::createStringError("cannot write '" + Path +
                                    "': " + EC.message());
   {

@@ -77,9 +77,8 @@ static bool dropUnknownFlags(std::vector<std::string> &Args,
   return true;
 }
 
-llvm::Expected<DatabaseRewrite> rewriteDatabase(StringRef File,
-                                                StringRef CudaPath,
-                                                StringRef PreludeDir) {
+llvm::Expected<DatabaseRewrite>
+rewriteDatabase(StringRef File, StringRef CudaPath, StringRef PreludeDir) {
   auto Fail = [&](const llvm::Twine &Why) {
     return llvm::createStringError("'" + File + "': " + Why);
   };
@@ -105,7 +104,7 @@ llvm::Expected<DatabaseRewrite> rewriteDatabase(StringRef File,
     std::string Path, Error;
   };
   std::map<std::string, Toolkit> Toolkits; // by compiler
-  std::string Prelude; // written for the first CUDA unit
+  std::string Prelude;                     // written for the first CUDA unit
   for (const llvm::json::Value &V : *Entries) {
     const llvm::json::Object *E = V.getAsObject();
     if (!E)

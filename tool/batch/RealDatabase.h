@@ -44,9 +44,9 @@ struct DatabaseRewrite {
 /// \p PreludeDir (the temporary folder when empty). Fails on unreadable or
 /// malformed JSON, an unreadable response or options file, or a prelude
 /// that cannot be written.
-llvm::Expected<DatabaseRewrite> rewriteDatabase(llvm::StringRef File,
-                                                llvm::StringRef CudaPath,
-                                                llvm::StringRef PreludeDir = "");
+llvm::Expected<DatabaseRewrite>
+rewriteDatabase(llvm::StringRef File, llvm::StringRef CudaPath,
+                llvm::StringRef PreludeDir = "");
 
 /// Writes what rewriteDatabase(\p File, \p CudaPath) gives (the original,
 /// when nothing needs rewriting) to \p Dir/compile_commands.json, for clangd

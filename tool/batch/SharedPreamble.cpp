@@ -127,9 +127,9 @@ std::vector<std::string> preambleCommand(llvm::ArrayRef<std::string> UnitArgs,
   // it reads keep their content (the cache key hashes them).
   // A CUDA unit's header is parsed for the host as the unit is.
   bool Cuda = llvm::is_contained(Args, "--cuda-host-only");
-  for (StringRef A : {"-Xclang", "-fno-pch-timestamp",
-                      "-fpch-instantiate-templates", "-x",
-                      Cuda ? "cuda" : "c++-header"})
+  for (StringRef A :
+       {"-Xclang", "-fno-pch-timestamp", "-fpch-instantiate-templates", "-x",
+        Cuda ? "cuda" : "c++-header"})
     Args.push_back(A.str());
   Args.push_back(Header.str());
   Args.push_back("-o");
@@ -215,29 +215,66 @@ std::vector<PreambleGroup> planPreambles(const CommandLine &C,
     });
   Pool.wait();
 
-  std::vector<PreambleGroup> Groups;
-  std::map<std::string, size_t> ByKey;
+  // Units meet on their first LibTorch header (and what comes before it);
+  // a group's header then holds the longest prefix all its units share,
+  // cut after a LibTorch header. What follows is each unit's own business,
+  // as what follows the last LibTorch header always was.
+  auto prefix = [](const LeadingIncludes &L, LeadingIncludes::Cut Cut) {
+    std::string Text;
+    for (size_t I = 0; I < Cut.Includes; ++I)
+      Text += "#include " + L.Spelled[I] + "\n";
+    Text += '\1';
+    for (size_t I = 0; I < Cut.Files; ++I)
+      Text += L.Files[I] + '\n';
+    return Text;
+  };
+  std::map<std::string, std::vector<size_t>> ByFirst; // scans, in order
   for (size_t J = 0; J < Candidates.size(); ++J) {
-    const std::optional<LeadingIncludes> &Leading = Scans[J].Leading;
-    if (!Leading)
-      continue;
-    const LeadingIncludes &L = *Leading;
-    std::string Directives;
-    for (const std::string &S : L.Spelled)
-      Directives += "#include " + S + "\n";
-    std::string Key = sharingKey(Scans[J].Args) + '\1' + Directives;
-    for (const std::string &F : L.Files)
-      Key += F + '\n';
-    auto [It, New] = ByKey.try_emplace(Key, Groups.size());
-    if (New)
-      Groups.push_back({Directives,
-                        Scans[J].Args,
-                        Inputs[Candidates[J]].directory().str(),
-                        L.Files,
-                        Key,
-                        {}});
-    Groups[It->second].Units.push_back(Candidates[J]);
+    const std::optional<LeadingIncludes> &L = Scans[J].Leading;
+    if (L && !L->Cuts.empty())
+      ByFirst[sharingKey(Scans[J].Args) + '\2' + prefix(*L, L->Cuts.front())]
+          .push_back(J);
   }
+  std::vector<PreambleGroup> Groups;
+  for (const auto &[First, Members] : ByFirst) {
+    const LeadingIncludes &Lead = *Scans[Members.front()].Leading;
+    size_t Common = 0; // the last cut every member shares
+    for (size_t K = 1; K < Lead.Cuts.size(); ++K) {
+      std::string Text = prefix(Lead, Lead.Cuts[K]);
+      if (!llvm::all_of(Members, [&](size_t J) {
+            const LeadingIncludes &L = *Scans[J].Leading;
+            return K < L.Cuts.size() &&
+                   L.Cuts[K].Includes == Lead.Cuts[K].Includes &&
+                   L.Cuts[K].Files == Lead.Cuts[K].Files &&
+                   prefix(L, L.Cuts[K]) == Text;
+          }))
+        break;
+      Common = K;
+    }
+    LeadingIncludes::Cut Cut = Lead.Cuts[Common];
+    std::string Directives;
+    for (size_t I = 0; I < Cut.Includes; ++I)
+      Directives += "#include " + Lead.Spelled[I] + "\n";
+    std::vector<std::string> Files(Lead.Files.begin(),
+                                   Lead.Files.begin() + Cut.Files);
+    std::string Key =
+        sharingKey(Scans[Members.front()].Args) + '\1' + Directives;
+    for (const std::string &F : Files)
+      Key += F + '\n';
+    PreambleGroup G{Directives,
+                    Scans[Members.front()].Args,
+                    Inputs[Candidates[Members.front()]].directory().str(),
+                    std::move(Files),
+                    Key,
+                    {}};
+    for (size_t J : Members)
+      G.Units.push_back(Candidates[J]);
+    Groups.push_back(std::move(G));
+  }
+  // In the order of their first units, as before.
+  llvm::sort(Groups, [](const PreambleGroup &A, const PreambleGroup &B) {
+    return A.Units.front() < B.Units.front();
+  });
   return Groups;
 }
 
