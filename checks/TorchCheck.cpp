@@ -143,11 +143,11 @@ SourceLocation KernelCheck::reportAtFunction(const FunctionDecl *Fn,
   SourceLocation Loc = SM.getFileLoc(Fn->getLocation());
   if (!reportOnce(Loc))
     return SourceLocation();
-  deferToCallers(Fn, Loc, Needs, SM);
+  deferToCallers(Loc, Needs, SM);
   return Loc;
 }
 
-void KernelCheck::deferToCallers(const FunctionDecl *Fn, SourceLocation Loc,
+void KernelCheck::deferToCallers(SourceLocation Loc,
                                  llvm::ArrayRef<std::string> Needs,
                                  const SourceManager &SM) {
   if (device::exportsUnitFacts())

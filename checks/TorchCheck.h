@@ -120,10 +120,9 @@ protected:
   SourceLocation reportAtFunction(const FunctionDecl *Fn,
                                   llvm::ArrayRef<std::string> Needs,
                                   const SourceManager &SM);
-  /// In a batch worker, for a finding at \p Loc in \p Fn: it stands only if
-  /// the program's calls do not prove all of \p Needs.
-  void deferToCallers(const FunctionDecl *Fn, SourceLocation Loc,
-                      llvm::ArrayRef<std::string> Needs,
+  /// In a batch worker, for a finding at \p Loc: it stands only if the
+  /// program's calls do not prove all of \p Needs.
+  void deferToCallers(SourceLocation Loc, llvm::ArrayRef<std::string> Needs,
                       const SourceManager &SM);
   /// In a batch worker: the finding at \p Loc stands only if another unit
   /// shows that \p Launcher starts unguarded GPU work (no \p Param) or

@@ -26,7 +26,7 @@ void UncheckedKernelLaunchCheck::checkFunction(const FunctionDecl *Fn,
     if (!reportOnce(Loc))
       continue;
     deferToCallers(
-        Fn, Loc, {device::ProgramFacts::errorsOf(device::functionKey(Fn))}, SM);
+        Loc, {device::ProgramFacts::errorsOf(device::functionKey(Fn))}, SM);
     const Stmt *S = program::statementInBlock(Fn, W.Site);
     SourceLocation Begin = editableLoc(W.Site->getBeginLoc(), SM);
     SourceLocation End = S ? editableLoc(S->getEndLoc(), SM) : SourceLocation();

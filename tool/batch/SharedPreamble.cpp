@@ -228,21 +228,22 @@ std::vector<PreambleGroup> planPreambles(const CommandLine &C,
       Text += L.Files[I] + '\n';
     return Text;
   };
-  std::map<std::string, std::vector<size_t>> ByFirst; // scans, in order
-  for (size_t J = 0; J < Candidates.size(); ++J) {
-    const std::optional<LeadingIncludes> &L = Scans[J].Leading;
-    if (L && !L->Cuts.empty())
+  // The scans of each first prefix, in order, with their leading includes.
+  std::map<std::string, std::vector<std::pair<size_t, const LeadingIncludes *>>>
+      ByFirst;
+  for (size_t J = 0; J < Candidates.size(); ++J)
+    if (const std::optional<LeadingIncludes> &L = Scans[J].Leading;
+        L && !L->Cuts.empty())
       ByFirst[sharingKey(Scans[J].Args) + '\2' + prefix(*L, L->Cuts.front())]
-          .push_back(J);
-  }
+          .push_back({J, &*L});
   std::vector<PreambleGroup> Groups;
   for (const auto &[First, Members] : ByFirst) {
-    const LeadingIncludes &Lead = *Scans[Members.front()].Leading;
+    const LeadingIncludes &Lead = *Members.front().second;
     size_t Common = 0; // the last cut every member shares
     for (size_t K = 1; K < Lead.Cuts.size(); ++K) {
       std::string Text = prefix(Lead, Lead.Cuts[K]);
-      if (!llvm::all_of(Members, [&](size_t J) {
-            const LeadingIncludes &L = *Scans[J].Leading;
+      if (!llvm::all_of(Members, [&](const auto &M) {
+            const LeadingIncludes &L = *M.second;
             return K < L.Cuts.size() &&
                    L.Cuts[K].Includes == Lead.Cuts[K].Includes &&
                    L.Cuts[K].Files == Lead.Cuts[K].Files &&
@@ -257,18 +258,18 @@ std::vector<PreambleGroup> planPreambles(const CommandLine &C,
       Directives += "#include " + Lead.Spelled[I] + "\n";
     std::vector<std::string> Files(Lead.Files.begin(),
                                    Lead.Files.begin() + Cut.Files);
-    std::string Key =
-        sharingKey(Scans[Members.front()].Args) + '\1' + Directives;
+    size_t FirstScan = Members.front().first;
+    std::string Key = sharingKey(Scans[FirstScan].Args) + '\1' + Directives;
     for (const std::string &F : Files)
       Key += F + '\n';
     PreambleGroup G{Directives,
-                    Scans[Members.front()].Args,
-                    Inputs[Candidates[Members.front()]].directory().str(),
+                    Scans[FirstScan].Args,
+                    Inputs[Candidates[FirstScan]].directory().str(),
                     std::move(Files),
                     Key,
                     {}};
-    for (size_t J : Members)
-      G.Units.push_back(Candidates[J]);
+    for (const auto &M : Members)
+      G.Units.push_back(Candidates[M.first]);
     Groups.push_back(std::move(G));
   }
   // In the order of their first units, as before.
