@@ -368,7 +368,8 @@ def write_markdown(out, repos, report, results, eval_dir, setname, trees):
     if setname != "training":
         page = os.path.basename(out)
         title = (("Held out (%s), on projects the checks were not tuned on"
-                  if cuda else "Labelled blind (%s), then used to tune the "
+                  if setname == "cuda-heldout2" else
+                  "Labelled blind (%s), then used to tune the "
                   "checks (first run in bench/eval/README.md)")
                  if heldout else "Tuning set (%s)") % (
                      "[%s](%s): %d projects, %d files" % (
