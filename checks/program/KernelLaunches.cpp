@@ -345,6 +345,19 @@ bool testsOnCuda(const Stmt *S, const ParmVarDecl *Tensor,
   });
 }
 
+/// True when a statement before \p Site in \p Fn tests that \p Tensor is
+/// on CUDA; those statements are also where a proof of another tensor it
+/// is compared with is looked for (Earlier).
+bool testedBefore(const FunctionDecl *Fn, const Expr *Site,
+                  const ParmVarDecl *Tensor) {
+  StmtPath Path = pathIn(Fn, Site);
+  const StmtPath *Outer = std::exchange(Earlier, &Path);
+  bool Tested = anyBefore(
+      Path, [&](const Stmt *S) { return testsOnCuda(S, Tensor, Fn, 2); });
+  Earlier = Outer;
+  return Tested;
+}
+
 /// True for the name of a tensor method that hands out memory, in a call a
 /// template leaves unresolved.
 bool isMemoryAccessName(DeclarationName Name) {
@@ -604,12 +617,7 @@ const ParmVarDecl *tensorParameterOf(const Expr *E, const FunctionDecl *Fn) {
 
 bool provenOnCudaAt(const FunctionDecl *Fn, const ParmVarDecl *Tensor,
                     const Expr *Site, const Expr *Object, ASTContext &Ctx) {
-  StmtPath Path = pathIn(Fn, Site);
-  const StmtPath *Outer = std::exchange(Earlier, &Path);
-  bool Tested = anyBefore(
-      Path, [&](const Stmt *S) { return testsOnCuda(S, Tensor, Fn, 2); });
-  Earlier = Outer;
-  if (Tested)
+  if (testedBefore(Fn, Site, Tensor))
     return true;
   if (!Object || ast::isTemplateCode(Fn))
     return false;
@@ -629,16 +637,8 @@ static bool provenAtCall(const device::CallSite &S, unsigned Index,
     return false;
   const Expr *Arg = S.Call->getArg(Index);
   CallerParam = tensorParameterOf(Arg, S.Caller);
-  if (CallerParam) {
-    StmtPath Path = pathIn(S.Caller, S.Call);
-    const StmtPath *Outer = std::exchange(Earlier, &Path);
-    bool Tested = anyBefore(Path, [&](const Stmt *St) {
-      return testsOnCuda(St, CallerParam, S.Caller, 2);
-    });
-    Earlier = Outer;
-    if (Tested)
-      return true;
-  }
+  if (CallerParam && testedBefore(S.Caller, S.Call, CallerParam))
+    return true;
   if (!AskDeviceFlow || ast::isTemplateCode(S.Caller))
     return false;
   const device::DeviceFlow &Flow = device::DeviceFlow::get(S.Caller, Ctx);
