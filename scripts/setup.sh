@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Installs every system package torch-tidy needs to build, test and demo.
+# Installs every system package torch-tidy needs to build, test and demo,
+# and to build and test the release bundle (scripts/release.sh).
 # Idempotent: installs only what is missing. Uses sudo when not root.
 set -euo pipefail
 
@@ -9,6 +10,7 @@ PACKAGES=(
   libclang-rt-22-dev clang-format-22
   libtorch-dev nlohmann-json3-dev libyaml-cpp-dev
   python3-dev pybind11-dev
+  lld-22 libzstd-dev zlib1g-dev binutils debootstrap twine python3-venv
 )
 
 SUDO=""

@@ -7,6 +7,7 @@
 #include "clang-tidy/tool/ClangTidyMain.h"
 #include "tool/CommandLine.h"
 #include "tool/InputValidation.h"
+#include "tool/ResourceDir.h"
 #include "tool/SingleFileCuda.h"
 #include "tool/batch/BatchDriver.h"
 #include "tool/batch/RealDatabase.h"
@@ -159,9 +160,9 @@ int main(int argc, const char **argv) {
   }
 
   std::vector<std::string> Extra;
-  if (!C.HasResourceDir && llvm::sys::fs::is_directory(TORCH_TIDY_RESOURCE_DIR))
-    Extra.push_back(std::string("--extra-arg-before=-resource-dir=") +
-                    TORCH_TIDY_RESOURCE_DIR);
+  if (!C.HasResourceDir && !torch_tidy::resourceDir().empty())
+    Extra.push_back("--extra-arg-before=-resource-dir=" +
+                    torch_tidy::resourceDir());
   // Without checks on the command line: torch-* alone, or added to a
   // project's .clang-tidy that does not name them (the first source's
   // configuration decides; batch workers have one source).

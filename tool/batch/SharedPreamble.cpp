@@ -1,6 +1,6 @@
 //===- SharedPreamble.cpp -------------------------------------------------===//
 #include "tool/batch/SharedPreamble.h"
-#include "Version.h"
+#include "tool/ResourceDir.h"
 #include "tool/batch/LeadingIncludes.h"
 #include "tool/batch/NvccHostPrelude.h"
 #include "clang/Basic/Diagnostic.h"
@@ -102,8 +102,8 @@ unitClangArgs(const CommandLine &C, const clang::tooling::CompileCommand &Cmd,
   std::vector<std::string> Before;
   // What the worker gets: torch-tidy's resource directory, then the
   // command line's and the configuration's arguments (see TorchTidyMain).
-  if (!C.HasResourceDir && llvm::sys::fs::is_directory(TORCH_TIDY_RESOURCE_DIR))
-    Before.push_back(std::string("-resource-dir=") + TORCH_TIDY_RESOURCE_DIR);
+  if (!C.HasResourceDir && !resourceDir().empty())
+    Before.push_back("-resource-dir=" + resourceDir());
   for (std::string &A : extraArgs(C, "extra-arg-before"))
     Before.push_back(std::move(A));
   if (Options.ExtraArgsBefore)
