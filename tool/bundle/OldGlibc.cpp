@@ -16,7 +16,7 @@ extern "C" {
 
 // glibc 2.32: libstdc++'s "may skip atomic reference counts" flag. Zero
 // means "other threads may exist", which is always correct.
-char __libc_single_threaded = 0;
+char __libc_single_threaded = 0; // NOLINT(bugprone-reserved-identifier)
 
 // glibc 2.36: std::random_device's default source.
 uint32_t arc4random(void) {
