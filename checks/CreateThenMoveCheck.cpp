@@ -117,15 +117,27 @@ static const CallExpr *factoryUnder(const Expr *E) {
                                                                     : nullptr;
 }
 
+/// The local variable or member of `*this` that \p E names, or null.
+static const ValueDecl *storageOf(const Expr *E) {
+  E = ast::stripImplicit(E);
+  if (const auto *Ref = dyn_cast<DeclRefExpr>(E)) {
+    const auto *V = dyn_cast<VarDecl>(Ref->getDecl());
+    return V && V->hasLocalStorage() ? V : nullptr;
+  }
+  if (const auto *ME = dyn_cast<MemberExpr>(E))
+    if (isa<CXXThisExpr>(ast::stripImplicit(ME->getBase())))
+      return dyn_cast<FieldDecl>(ME->getMemberDecl());
+  return nullptr;
+}
+
 /// The factory that set the variable \p Move converts, in the statement
 /// right before the conversion's: `x = torch::zeros(..);` (or its
-/// declaration) then `x = x.cuda();`, alone or under an `if`.
+/// declaration) then `x = x.cuda();`, alone or under an `if`. The variable
+/// is a local or a member of `*this`.
 static const CallExpr *factoryBefore(const CXXMemberCallExpr *Move,
                                      const Stmt *Body) {
-  const auto *Ref = dyn_cast<DeclRefExpr>(
-      ast::stripImplicit(Move->getImplicitObjectArgument()));
-  const auto *V = Ref ? dyn_cast<VarDecl>(Ref->getDecl()) : nullptr;
-  if (!V || !V->hasLocalStorage())
+  const ValueDecl *V = storageOf(Move->getImplicitObjectArgument());
+  if (!V)
     return nullptr;
   // `V = <Move>`, or the factory call assigned to V, in \p S.
   auto AssignedTo = [&](const Stmt *S) -> const Expr * {
@@ -133,8 +145,8 @@ static const CallExpr *factoryBefore(const CXXMemberCallExpr *Move,
         S ? ast::stripImplicit(dyn_cast<Expr>(S)) : nullptr);
     if (!OC || OC->getOperator() != OO_Equal || OC->getNumArgs() != 2)
       return nullptr;
-    const auto *L = dyn_cast<DeclRefExpr>(ast::stripImplicit(OC->getArg(0)));
-    return L && L->getDecl() == V ? ast::stripImplicit(OC->getArg(1)) : nullptr;
+    return storageOf(OC->getArg(0)) == V ? ast::stripImplicit(OC->getArg(1))
+                                         : nullptr;
   };
   auto IsTheMove = [&](const Stmt *S) {
     if (const auto *If = dyn_cast_or_null<IfStmt>(S); If && !If->getElse()) {
@@ -145,10 +157,13 @@ static const CallExpr *factoryBefore(const CXXMemberCallExpr *Move,
     return AssignedTo(S) == Move;
   };
   auto FactoryOf = [&](const Stmt *S) -> const CallExpr * {
-    if (const auto *DS = dyn_cast_or_null<DeclStmt>(S))
-      return DS->isSingleDecl() && DS->getSingleDecl() == V && V->getInit()
-                 ? factoryUnder(ast::stripCopiesAndConversions(V->getInit()))
+    if (const auto *DS = dyn_cast_or_null<DeclStmt>(S)) {
+      const auto *Var = dyn_cast<VarDecl>(V);
+      return Var && DS->isSingleDecl() && DS->getSingleDecl() == Var &&
+                     Var->getInit()
+                 ? factoryUnder(ast::stripCopiesAndConversions(Var->getInit()))
                  : nullptr;
+    }
     const Expr *Value = AssignedTo(S);
     return Value ? factoryUnder(ast::stripCopiesAndConversions(Value))
                  : nullptr;
@@ -170,23 +185,33 @@ static const CallExpr *factoryBefore(const CXXMemberCallExpr *Move,
   return Found;
 }
 
+/// True for `x.device()`, a tensor's device.
+static bool isTensorDevice(const Expr *E) {
+  const auto *MC = dyn_cast<CXXMemberCallExpr>(E);
+  const CXXMethodDecl *MD = MC ? MC->getMethodDecl() : nullptr;
+  return MD && MD->getIdentifier() && MD->getName() == "device" &&
+         libtorch::isTensorRecord(MD->getParent());
+}
+
 /// True if \p Move's device comes from elsewhere, so that its value may be
-/// unknown here: another tensor's (`.to(x.device())`) or a namespace-scope
-/// device (`inline torch::Device device = ...`). Creating the tensor there is
-/// never worse, even when that device is the CPU.
+/// unknown here: another tensor's (`.to(x.device())`, or a local set to it
+/// once: `auto device = inputs.at(0).device();`) or a namespace-scope
+/// device (`inline torch::Device device = ...`). Creating the tensor there
+/// is never worse, even when that device is the CPU.
 static bool targetFromElsewhere(const CXXMemberCallExpr *Move) {
   const Expr *A = soleDeviceArgument(Move);
   if (!A)
     return false;
   A = ast::stripCopiesAndConversions(A);
-  if (const auto *MC = dyn_cast<CXXMemberCallExpr>(A)) {
-    const CXXMethodDecl *MD = MC->getMethodDecl();
-    return MD && MD->getIdentifier() && MD->getName() == "device" &&
-           libtorch::isTensorRecord(MD->getParent());
-  }
+  if (isTensorDevice(A))
+    return true;
   if (const auto *Ref = dyn_cast<DeclRefExpr>(A))
-    if (const auto *VD = dyn_cast<VarDecl>(Ref->getDecl()))
-      return VD->getDeclContext()->getRedeclContext()->isFileContext();
+    if (const auto *VD = dyn_cast<VarDecl>(Ref->getDecl())) {
+      if (VD->getDeclContext()->getRedeclContext()->isFileContext())
+        return true;
+      return VD->hasLocalStorage() && !isa<ParmVarDecl>(VD) && VD->getInit() &&
+             isTensorDevice(ast::stripCopiesAndConversions(VD->getInit()));
+    }
   return false;
 }
 
@@ -328,9 +353,10 @@ void CreateThenMoveCheck::check(const MatchFinder::MatchResult &Result) {
                        ? "the device of '" + OptionsText + "'"
                    : !DeviceText.empty() ? "'" + DeviceText + "'"
                                          : Target.name();
-  diag(Loc, "'%0' allocates and fills this tensor on the CPU, then '%1' "
-            "copies it to %2; pass %3 to the factory to create it there")
-      << FactoryName << Method << To << Instead << Edits;
+  const bool Fills = !FactoryFn->getName().starts_with("empty");
+  diag(Loc, "'%0' allocates %select{|and fills }1this tensor on the CPU, then "
+            "'%2' copies it to %3; pass %4 to the factory to create it there")
+      << FactoryName << Fills << Method << To << Instead << Edits;
   if (InStatementBefore)
     diag(SM.getFileLoc(Factory->getExprLoc()), "the tensor is created here",
          DiagnosticIDs::Note);

@@ -104,6 +104,25 @@ struct ChangedVariables {
   }
 };
 
+/// Calls that change a container of tensors member (`anchors_.push_back`).
+static void markContainerChanges(const Stmt *S, ChangedVariables &Changes) {
+  if (!S)
+    return;
+  if (const auto *MC = dyn_cast<CXXMemberCallExpr>(S)) {
+    const CXXMethodDecl *MD = MC->getMethodDecl();
+    if (MD && MD->getIdentifier() &&
+        libtorch::isTensorSequenceType(
+            MC->getImplicitObjectArgument()->getType()) &&
+        llvm::is_contained({"push_back", "emplace_back", "insert", "emplace",
+                            "erase", "clear", "resize", "assign", "pop_back",
+                            "swap"},
+                           MD->getName()))
+      Changes.mark(MC->getImplicitObjectArgument());
+  }
+  for (const Stmt *Child : S->children())
+    markContainerChanges(Child, Changes);
+}
+
 /// The fields of \p RD its methods may change outside its constructors
 /// (ChangedVariables, over every other method's body). Methods defined in
 /// other files are not seen.
@@ -112,10 +131,46 @@ fieldsChangedAfterConstruction(const CXXRecordDecl *RD) {
   ChangedVariables Changes;
   for (const CXXMethodDecl *M : RD->methods()) {
     const FunctionDecl *Def = nullptr;
-    if (!isa<CXXConstructorDecl>(M) && M->hasBody(Def))
+    if (!isa<CXXConstructorDecl>(M) && M->hasBody(Def)) {
       Changes.visit(Def->getBody());
+      markContainerChanges(Def->getBody(), Changes);
+    }
   }
   return std::move(Changes.ChangedFields);
+}
+
+/// The member of `this` whose data \p E is: the member (`kernel_`), an
+/// element of it (`anchors_[i]`, `anchors_.at(i)`), or a view of either
+/// (`grid_[0].unsqueeze(0)`). The member is a tensor or a vector of them.
+static const FieldDecl *memberData(const Expr *E) {
+  for (int Depth = 0; E && Depth < 8; ++Depth) {
+    E = ast::stripImplicit(E);
+    if (const FieldDecl *F = ast::thisField(E))
+      return libtorch::isTensorType(F->getType()) ||
+                     libtorch::isTensorSequenceType(F->getType())
+                 ? F
+                 : nullptr;
+    if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(E)) {
+      if (Op->getOperator() != OO_Subscript)
+        return nullptr;
+      E = Op->getArg(0);
+    } else if (const auto *AS = dyn_cast<ArraySubscriptExpr>(E)) {
+      E = AS->getBase();
+    } else if (const auto *MC = dyn_cast<CXXMemberCallExpr>(E)) {
+      const CXXMethodDecl *MD = MC->getMethodDecl();
+      if (!MD || !MD->getIdentifier() ||
+          !llvm::is_contained({"at", "select", "narrow", "slice", "view",
+                               "reshape", "unsqueeze", "squeeze", "index",
+                               "contiguous", "t", "transpose", "permute",
+                               "expand", "flatten"},
+                              MD->getName()))
+        return nullptr;
+      E = MC->getImplicitObjectArgument();
+    } else {
+      return nullptr;
+    }
+  }
+  return nullptr;
 }
 
 /// True for `if (step % n == 0)` and `if (i == 0)`: a branch taken on some
@@ -168,17 +223,14 @@ void LoopInvariantTransferCheck::check(const MatchFinder::MatchResult &Result) {
 void LoopInvariantTransferCheck::checkPerCall(
     const CXXMethodDecl *Method, const MatchFinder::MatchResult &Result) {
   const CXXRecordDecl *RD = Method->getParent();
-  if (ast::isTemplateCode(Method) || RD->isLambda())
+  // A class template is read through its instantiations; a transfer there
+  // is reported once, at its place in the template.
+  if (Method->isDependentContext() || RD->isLambda())
     return;
   std::vector<const CXXMemberCallExpr *> Conversions;
   collectConversions(Method->getBody(), Conversions);
-  auto MemberOf = [](const CXXMemberCallExpr *C) -> const FieldDecl * {
-    const auto *ME = dyn_cast<MemberExpr>(ast::receiverOf(C));
-    const auto *F = ME ? dyn_cast<FieldDecl>(ME->getMemberDecl()) : nullptr;
-    return F && isa<CXXThisExpr>(ast::stripImplicit(ME->getBase())) &&
-                   libtorch::isTensorType(F->getType())
-               ? F
-               : nullptr;
+  auto MemberOf = [](const CXXMemberCallExpr *C) {
+    return memberData(C->getImplicitObjectArgument());
   };
   llvm::erase_if(Conversions,
                  [&](const CXXMemberCallExpr *C) { return !MemberOf(C); });
@@ -201,7 +253,11 @@ void LoopInvariantTransferCheck::checkPerCall(
     if (Changed.contains(F) || Registered.find(F))
       continue;
     if (!Flow)
-      Flow = device::analyzedFlow(*this, Method, Ctx, Verbose);
+      Flow = ast::isTemplateCode(Method)
+                 ? &device::DeviceFlow::getForCallers(Method, Ctx)
+                 : device::analyzedFlow(*this, Method, Ctx, Verbose);
+    if (Flow && !Flow->analyzed())
+      Flow = nullptr;
     if (!Flow)
       return;
     DeviceValue To = Flow->conversionTarget(C);

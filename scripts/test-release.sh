@@ -4,7 +4,8 @@
 #     the wheel's manylinux tag, and holds no path of this build;
 #  2. the bundle, unpacked into a folder of its own in a Debian 11 and a
 #     Debian 13 root (scripts/fetch-chroot.sh; no LLVM installed there),
-#     prints its version and checks, finds clang's headers beside itself,
+#     prints its version and checks, finds clang's headers beside itself
+#     (torch-tidy and torch-clangd),
 #     and gives the build tree's findings on examples/ (one run per file
 #     and one over a compilation database), with LibTorch 2.6's headers
 #     copied in at the paths they have here;
@@ -93,11 +94,15 @@ for SUITE in "${SUITES[@]}"; do
   inroot "$PREFIX/bin/torch-tidy $WORK/probe.cpp -- -v" 2>&1 |
     grep -q "^ $PREFIX/lib/clang/[0-9]*/include\$" ||
     fail "$SUITE: a single-file run does not search $PREFIX/lib/clang/*/include"
+  CLANGD="$(inroot "$PREFIX/bin/torch-clangd --check=$WORK/probe.cpp" 2>&1)"
+  echo "$CLANGD" | grep -q -- "-resource-dir=$PREFIX/lib/clang/" &&
+    echo "$CLANGD" | grep -q "All checks completed, 0 errors" ||
+    fail "$SUITE: torch-clangd --check does not parse with $PREFIX/lib/clang"
   inroot "$PREFIX/bin/torch-tidy examples/train.cpp examples/model.cpp -- $FLAGS" 2>&1 |
     diff -u "$WORK/single.expected" - || fail "$SUITE: findings of the single-file run differ"
   inroot "$PREFIX/bin/torch-tidy -p $WORK/db -j 2" 2>&1 | batch_findings |
     diff -u "$WORK/batch.expected" - || fail "$SUITE: findings of the database run differ"
-  echo "test-release.sh: Debian $SUITE (libc6 $GLIBC_HERE): --version, --list-checks, resource headers from $PREFIX, findings equal the build tree's"
+  echo "test-release.sh: Debian $SUITE (libc6 $GLIBC_HERE): --version, --list-checks, torch-tidy's and torch-clangd's resource headers from $PREFIX, findings equal the build tree's"
   if [ ${#MOUNTS[@]} -gt 0 ] && [ "${MOUNTS[-1]}" = "$ROOT/proc" ]; then
     $SUDO umount "$ROOT/proc"
     unset 'MOUNTS[-1]'

@@ -117,6 +117,29 @@ torch::Tensor globalDevice(int64_t n) {
   return a;
 }
 
+// A local set once to another tensor's device, as losses write it
+// (`auto device = inputs.at(0).device();`).
+torch::Tensor deviceOfInput(const std::vector<torch::Tensor> &inputs,
+                            int64_t n) {
+  auto device = inputs.at(0).device();
+  auto zero = torch::full({}, 0.0, torch::kFloat).to(device);
+  // CHECK-MESSAGES: :[[@LINE-1]]:51: warning: 'torch::full' allocates and fills this tensor on the CPU, then 'to' copies it to 'device'; pass torch::device(device) to the factory to create it there
+  // CHECK-FIXES: auto zero = torch::full({}, 0.0, torch::TensorOptions(torch::kFloat).device(device));
+  torch::Device where = inputs[1].device();
+  auto idx = torch::arange(0, n, 1, torch::kFloat).to(where);
+  // CHECK-MESSAGES: :[[@LINE-1]]:52: warning: 'torch::arange' allocates
+  // CHECK-FIXES: auto idx = torch::arange(0, n, 1, torch::TensorOptions(torch::kFloat).device(where));
+  return zero + idx;
+}
+
+// Near miss: the other tensor is known to be on the CPU; the move does
+// nothing.
+torch::Tensor deviceOfHostTensor(int64_t n) {
+  auto host = torch::zeros({2});
+  auto device = host.device();
+  return torch::arange(n).to(device);
+}
+
 // Created in one statement, moved in the next; no fix (the move may be
 // conditional), a note at the factory.
 torch::Tensor twoStatements(bool gpu, int64_t n) {
@@ -133,6 +156,21 @@ torch::Tensor twoStatements(bool gpu, int64_t n) {
   // CHECK-MESSAGES: :[[@LINE-3]]:9: note: created on the device
   return x + y;
 }
+
+// A member of *this, set in one statement and moved in the next; not when
+// another method moves it.
+struct Buffers {
+  torch::Tensor x;
+  void init(int gpu_count) {
+    x = torch::empty({});
+    if (gpu_count > 0)
+      x = x.cuda();
+    // CHECK-MESSAGES: :[[@LINE-1]]:13: warning: 'torch::empty' allocates this tensor on the CPU, then 'cuda' copies it to CUDA; pass torch::device(torch::kCUDA) to the factory to create it there
+    // CHECK-MESSAGES: :[[@LINE-4]]:9: note: the tensor is created here
+  }
+  void reset() { x = torch::zeros({2}); }
+  void toGpu() { x = x.cuda(); }
+};
 
 // Near misses.
 void nearMisses(torch::Device device, std::vector<float> &host, float *raw,

@@ -160,6 +160,52 @@ struct Decoder {
   }
 };
 
+// Through a subscript or a view: an element of a vector member built once
+// (one anchor set per scale), a row of a tensor member; and a functor
+// template, read through its instantiation.
+struct MultiScaleImpl : torch::nn::Module {
+  MultiScaleImpl(std::vector<std::vector<float>> sets) {
+    for (auto &s : sets)
+      anchors_wh.push_back(torch::tensor(s));
+  }
+  torch::Tensor forward(std::vector<torch::Tensor> xs) {
+    torch::Tensor out;
+    for (size_t i = 0; i < xs.size(); ++i) {
+      auto device = xs[i].device();
+      auto wh = this->anchors_wh[i].to(device);
+      // CHECK-MESSAGES: :[[@LINE-1]]:37: warning: 'anchors_wh' is set only when the module is constructed, yet 'to' copies it to its target device on every call of 'forward'
+      out = xs[i] * wh.sum() + grid[0].unsqueeze(0).to(device).sum();
+      // CHECK-MESSAGES: :[[@LINE-1]]:53: warning: 'grid' is set only when the module is constructed, yet 'to' copies it
+    }
+    return out;
+  }
+  std::vector<torch::Tensor> anchors_wh;
+  torch::Tensor grid = torch::rand({3, 4});
+};
+TORCH_MODULE(MultiScale);
+
+template <typename T> struct Blur {
+  explicit Blur(int64_t k) : kernel(torch::ones({1, 1, k, k}) / (k * k)) {}
+  torch::Tensor operator()(const torch::Tensor &input) const {
+    return torch::conv2d(input, kernel.to(input.device()));
+    // CHECK-MESSAGES: :[[@LINE-1]]:40: warning: 'kernel' is set only when the object is constructed, yet 'to' copies it to its target device on every call of 'operator()'; keep a copy on the device and reuse it
+  }
+  torch::Tensor kernel;
+};
+torch::Tensor blurred(torch::Tensor x) { return Blur<float>(3)(x); }
+
+// Near misses: a vector member that another method grows; an element
+// another method replaces.
+struct GrowingImpl : torch::nn::Module {
+  torch::Tensor forward(torch::Tensor x) {
+    return x + cache[0].to(x.device()) + slots[1].to(x.device());
+  }
+  void add(torch::Tensor t) { cache.push_back(t); }
+  void replace(torch::Tensor t) { slots[1] = t; }
+  std::vector<torch::Tensor> cache, slots;
+};
+TORCH_MODULE(Growing);
+
 // Near misses: a registered buffer moves with module->to(); a member that
 // other methods change; a member moved to the CPU.
 struct BufferedImpl : torch::nn::Module {
