@@ -1,6 +1,7 @@
 //===- CreateThenMoveCheck.cpp - torch-create-then-move -------------------===//
 #include "CreateThenMoveCheck.h"
 #include "ast/ASTHelpers.h"
+#include "ast/CheckOptions.h"
 #include "device/DeviceDiagnostics.h"
 #include "device/DeviceFlow.h"
 #include "libtorch/DeviceRules.h"
@@ -18,6 +19,17 @@ namespace clang::tidy::torch {
 using device::DeviceFlow;
 using device::DeviceValue;
 using libtorch::FactoryKind;
+
+CreateThenMoveCheck::CreateThenMoveCheck(StringRef Name,
+                                         ClangTidyContext *Context)
+    : DeviceFlowCheck(Name, Context),
+      ReportRandomFactories(
+          ast::getBoolOption(*this, Options, "ReportRandomFactories", true)) {}
+
+void CreateThenMoveCheck::storeOptions(ClangTidyOptions::OptionMap &Opts) {
+  DeviceFlowCheck::storeOptions(Opts);
+  Options.store(Opts, "ReportRandomFactories", ReportRandomFactories);
+}
 
 void CreateThenMoveCheck::registerMatchers(MatchFinder *Finder) {
   // A conversion; check() asks whether its receiver is a factory that
@@ -311,6 +323,9 @@ void CreateThenMoveCheck::check(const MatchFinder::MatchResult &Result) {
   if (!FactoryFn || !FactoryFn->getIdentifier() ||
       !allocatesOnItsOwn(libtorch::factoryKind(FactoryFn)))
     return;
+  const bool Random = isRandom(FactoryFn->getName());
+  if (Random && !ReportRandomFactories)
+    return;
   ASTContext &Ctx = *Result.Context;
   const DeviceFlow *Flow = device::analyzedFlow(*this, Fn, Ctx, Verbose);
   if (!Flow)
@@ -356,15 +371,19 @@ void CreateThenMoveCheck::check(const MatchFinder::MatchResult &Result) {
   const bool Fills = !FactoryFn->getName().starts_with("empty");
   diag(Loc, "'%0' allocates %select{|and fills }1this tensor on the CPU, then "
             "'%2' copies it to %3; pass %4 to the factory to create it there")
-      << FactoryName << Fills << Method << To << Instead << Edits;
+      << FactoryName << Fills << Method << To << Instead
+      << (Random ? std::vector<FixItHint>() : Edits);
   if (InStatementBefore)
     diag(SM.getFileLoc(Factory->getExprLoc()), "the tensor is created here",
          DiagnosticIDs::Note);
-  if (isRandom(FactoryFn->getName()))
+  // The fix changes the numbers a seeded run draws: offered on the note,
+  // which --fix leaves alone (--fix-notes and editors apply it).
+  if (Random)
     diag(Loc,
          "created on the device, the values come from its random generator, "
          "not the CPU's: a seeded run draws different numbers",
-         DiagnosticIDs::Note);
+         DiagnosticIDs::Note)
+        << Edits;
   if (Why != NoFix::Fixable)
     noFixNote(Loc, Why);
 }

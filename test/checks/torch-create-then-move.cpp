@@ -30,7 +30,8 @@ void randomValues(torch::Device device) {
   auto r = torch::randn({4, 4}).to(device);
   // CHECK-MESSAGES: :[[@LINE-1]]:33: warning: 'torch::randn' allocates
   // CHECK-MESSAGES: :[[@LINE-2]]:33: note: created on the device, the values come from its random generator, not the CPU's: a seeded run draws different numbers
-  // CHECK-FIXES: auto r = torch::randn({4, 4}, torch::device(device));
+  // The fix changes the numbers drawn: it sits on the note, --fix leaves it.
+  // CHECK-FIXES: auto r = torch::randn({4, 4}).to(device);
 }
 
 void withOptions(torch::Device device, torch::TensorOptions given) {
@@ -76,7 +77,7 @@ torch::Tensor otherTensors(torch::Tensor x, torch::Tensor image,
   auto b = torch::rand({n}).to(image.device());
   // CHECK-MESSAGES: :[[@LINE-1]]:29: warning: 'torch::rand' allocates and fills this tensor on the CPU, then 'to' copies it to 'image.device()'
   // CHECK-MESSAGES: :[[@LINE-2]]:29: note: created on the device, the values come from its random generator
-  // CHECK-FIXES: auto b = torch::rand({n}, torch::device(image.device()));
+  // CHECK-FIXES: auto b = torch::rand({n}).to(image.device());
   auto c = torch::arange(n).to(torch::kLong).to(z.device());
   // CHECK-MESSAGES: :[[@LINE-1]]:46: warning: 'torch::arange' allocates and fills this tensor on the CPU, then 'to' copies it to 'z.device()'
   // CHECK-FIXES: auto c = torch::arange(n, torch::device(z.device())).to(torch::kLong);
