@@ -478,7 +478,11 @@ void DeviceFlowBuilder::escape(const CallExpr *Call) {
     libtorch::Carrier C = cachedCarrier(V->getType());
     if (C == libtorch::Carrier::None)
       continue;
-    bool Escapes = AddressOf || C == libtorch::Carrier::Module;
+    // A module escapes when it is handed over itself, not when a value
+    // read from it is (`clip(model->parameters())` cannot move it).
+    bool Escapes = AddressOf ||
+                   (C == libtorch::Carrier::Module &&
+                    cachedCarrier(Arg->getType()) == libtorch::Carrier::Module);
     if (!Escapes && I >= Offset && I - Offset < FD->getNumParams()) {
       QualType P = FD->getParamDecl(I - Offset)->getType();
       Escapes = P->isLValueReferenceType() &&

@@ -125,6 +125,27 @@ void collect(torch::nn::Linear &model, torch::Tensor x, torch::Device device) {
   }
 }
 
+// A helper handed the model's parameters (gradient clipping) cannot move
+// the model: the step's outputs stay on its device, and copying them into
+// a CPU buffer per task still waits.
+float clipGrads(std::vector<torch::Tensor> params, float max_norm);
+void perTaskBuffer(torch::nn::Linear &model, torch::optim::SGD &opt,
+                   std::vector<torch::Tensor> batches, torch::Device device) {
+  model->to(device);
+  torch::Tensor per_task = torch::zeros({4, 10});
+  for (auto &b : batches) {
+    opt.zero_grad();
+    auto y = model->forward(b.to(device));
+    y.sum().backward();
+    clipGrads(model->parameters(), 1.0f);
+    opt.step();
+    for (int64_t t = 0; t < 4; ++t)
+      per_task.index_put_({t}, y.detach()[0]);
+    // CHECK-MESSAGES: :[[@LINE-1]]:16: warning: 'Tensor::index_put_' copies a tensor on 'device' into a CPU tensor, which makes the host wait for the device on every iteration of this training loop
+    // CHECK-MESSAGES: :[[@LINE-6]]:13: note: this loop runs a training step
+  }
+}
+
 // A loop that runs its step through a helper of the user's is hot; a loop
 // that calls a function whose step runs in that function's own loop runs
 // once per epoch.
