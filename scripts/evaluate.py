@@ -352,6 +352,7 @@ def write_markdown(out, repos, report, results, eval_dir, setname, trees):
                 "<!-- %s:end -->" % (name, name, name) for name in names)]
         lines += ["", "## Programs labelled blind, then used for tuning",
                   ""] + kept(["training-heldout"])
+        lines += ["", "## Held-out programs", ""] + kept(["training-heldout2"])
         lines += ["", "## The extension checks, on C++/CUDA extensions", ""]
         lines += kept(["cuda", "cuda-heldout", "cuda-heldout2"])
     for title, key in (("False positives", "fp"), ("False negatives", "fn"),
@@ -368,7 +369,7 @@ def write_markdown(out, repos, report, results, eval_dir, setname, trees):
     if setname != "training":
         page = os.path.basename(out)
         title = (("Held out (%s), on projects the checks were not tuned on"
-                  if setname == "cuda-heldout2" else
+                  if setname in ("cuda-heldout2", "training-heldout2") else
                   "Labelled blind (%s), then used to tune the "
                   "checks (first run in bench/eval/README.md)")
                  if heldout else "Tuning set (%s)") % (
@@ -390,6 +391,8 @@ SETS = collections.OrderedDict([
                       "evaluation-cuda-heldout.md")),
     ("cuda-heldout2", ("cuda-extensions-heldout2", "eval-cuda-heldout2",
                        "evaluation-cuda-heldout2.md")),
+    ("training-heldout2", ("training-heldout2", "eval-heldout2",
+                           "evaluation-heldout2.md")),
 ])
 
 # What happened to a held-out set after it was first scored.
@@ -409,6 +412,9 @@ HELDOUT_NOTES = {
         "figures of the current checks in "
         "[evaluation-cuda-heldout2.md](evaluation-cuda-heldout2.md).",
     "cuda-heldout2":
+        " Labelled and committed before the checks first ran on it, and "
+        "scored once, with the checks frozen.",
+    "training-heldout2":
         " Labelled and committed before the checks first ran on it, and "
         "scored once, with the checks frozen.",
 }
