@@ -352,7 +352,8 @@ def write_markdown(out, repos, report, results, eval_dir, setname, trees):
                 "<!-- %s:end -->" % (name, name, name) for name in names)]
         lines += ["", "## Programs labelled blind, then used for tuning",
                   ""] + kept(["training-heldout"])
-        lines += ["", "## Held-out programs", ""] + kept(["training-heldout2"])
+        lines += ["", "## Held-out programs", ""] + kept(
+            ["training-heldout2", "training-heldout3"])
         lines += ["", "## The extension checks, on C++/CUDA extensions", ""]
         lines += kept(["cuda", "cuda-heldout", "cuda-heldout2"])
     for title, key in (("False positives", "fp"), ("False negatives", "fn"),
@@ -369,7 +370,8 @@ def write_markdown(out, repos, report, results, eval_dir, setname, trees):
     if setname != "training":
         page = os.path.basename(out)
         title = (("Held out (%s), on projects the checks were not tuned on"
-                  if setname in ("cuda-heldout2", "training-heldout2") else
+                  if setname in ("cuda-heldout2", "training-heldout2",
+                                 "training-heldout3") else
                   "Labelled blind (%s), then used to tune the "
                   "checks (first run in bench/eval/README.md)")
                  if heldout else "Tuning set (%s)") % (
@@ -393,6 +395,8 @@ SETS = collections.OrderedDict([
                        "evaluation-cuda-heldout2.md")),
     ("training-heldout2", ("training-heldout2", "eval-heldout2",
                            "evaluation-heldout2.md")),
+    ("training-heldout3", ("training-heldout3", "eval-heldout3",
+                           "evaluation-heldout3.md")),
 ])
 
 # What happened to a held-out set after it was first scored.
@@ -415,6 +419,9 @@ HELDOUT_NOTES = {
         " Labelled and committed before the checks first ran on it, and "
         "scored once, with the checks frozen.",
     "training-heldout2":
+        " Labelled and committed before the checks first ran on it, and "
+        "scored once, with the checks frozen.",
+    "training-heldout3":
         " Labelled and committed before the checks first ran on it, and "
         "scored once, with the checks frozen.",
 }
