@@ -3,6 +3,7 @@
 #include "ast/ASTHelpers.h"
 #include "device/DeviceFlow.h"
 #include "device/ProgramFacts.h"
+#include "libtorch/DeviceRules.h"
 #include "libtorch/ProgramCode.h"
 #include "libtorch/TorchTypes.h"
 #include "llvm/ADT/DenseSet.h"
@@ -154,12 +155,23 @@ const VarDecl *sequenceVariable(const Expr *Seq) {
   return Fn && !(MD && MD->getParent()->isLambda()) ? V : nullptr;
 }
 
-/// The devices \p E (a tensor or a tensor sequence, evaluated in \p Fn)
-/// can have; false when one of them cannot be followed.
+/// True for a torch::Device or DeviceType.
+bool isDeviceType(QualType T) {
+  libtorch::Carrier C = libtorch::carrierOf(T.getNonReferenceType());
+  return C == libtorch::Carrier::Device || C == libtorch::Carrier::DeviceType;
+}
+
+/// The devices \p E (a tensor, a tensor sequence or a torch::Device,
+/// evaluated in \p Fn) can have; false when one of them cannot be followed.
 bool sourcesOf(const Expr *E, const FunctionDecl *Fn,
                llvm::SmallVectorImpl<DeviceValue> &Out) {
   if (!E || !Fn)
     return false;
+  if (isDeviceType(E->getType())) {
+    Out.push_back(asInheritedParameter(
+        DeviceFlow::getForCallers(Fn, Fn->getASTContext()).deviceOf(E)));
+    return true;
+  }
   if (libtorch::isTensorType(E->getType())) {
     Out.push_back(
         DeviceFlow::getForCallers(Fn, Fn->getASTContext()).deviceOf(E));
@@ -237,13 +249,22 @@ bool inflowOf(const Decl *Root, llvm::SmallVectorImpl<DeviceValue> &Out) {
 }
 } // namespace
 
+DeviceValue asInheritedParameter(const DeviceValue &V) {
+  if (V.kind() != DeviceValue::OnDevice)
+    return V;
+  const auto *P = dyn_cast_or_null<ParmVarDecl>(V.decl());
+  const auto *Fn = P ? dyn_cast<FunctionDecl>(P->getDeclContext()) : nullptr;
+  return Fn && isUserFunction(Fn) ? DeviceValue::inherited(P) : V;
+}
+
 const Decl *sequenceRoot(const Expr *Seq) {
   if (const FunctionDecl *Callee = userCall(Seq))
     return Callee;
   return sequenceVariable(Seq);
 }
 
-bool inheritsCPU(const DeviceValue &V, ASTContext &Ctx) {
+bool inheritsCPU(const DeviceValue &Value, ASTContext &Ctx) {
+  const DeviceValue V = asInheritedParameter(Value);
   if (V.kind() != DeviceValue::Inherited || !V.root() || exportsUnitFacts())
     return false;
   ensureIndex(Ctx);
@@ -330,6 +351,8 @@ bool carriesTensors(QualType T) {
   return libtorch::isTensorType(T) || libtorch::isTensorSequenceType(T);
 }
 
+bool carriesDevices(QualType T) { return carriesTensors(T) || isDeviceType(T); }
+
 /// The ProgramFacts values of \p V: a local sequence stands for what is
 /// put into it, which other units cannot name.
 void keysOf(const DeviceValue &V, std::set<std::string> &Keys,
@@ -378,7 +401,9 @@ findingPosition(SourceLocation Loc, const SourceManager &SM) {
   return std::make_pair(Path.str().str(), SM.getFileOffset(Loc));
 }
 
-void deferToProgram(SourceLocation Loc, const DeviceValue &V, ASTContext &Ctx) {
+void deferToProgram(SourceLocation Loc, const DeviceValue &Value,
+                    ASTContext &Ctx) {
+  const DeviceValue V = asInheritedParameter(Value);
   if (!exportsUnitFacts() || V.kind() != DeviceValue::Inherited)
     return;
   ensureIndex(Ctx);
@@ -418,7 +443,7 @@ void writeUnitFacts(ASTContext &Ctx) {
   for (const auto &[Callee, Sites] : Index.Calls) {
     std::string Key = functionKey(Callee);
     for (const ParmVarDecl *P : Callee->parameters()) {
-      if (!carriesTensors(P->getType()))
+      if (!carriesDevices(P->getType()))
         continue;
       unsigned I = P->getFunctionScopeIndex();
       for (const CallSite &Site : Sites) {

@@ -1,8 +1,8 @@
 //===- CallerDevices.h - devices that come from the rest of the program --===//
 // Answers: a tensor whose device DeviceFlow cannot know inside its function
 // (DeviceValue::Inherited: a tensor parameter, an element of a tensor-vector
-// parameter, what a function of the user's returns), is it on the CPU
-// wherever it comes from?
+// parameter, what a function of the user's returns, the device a
+// torch::Device parameter holds), is it on the CPU wherever it comes from?
 //
 // The answer follows the values through the translation unit:
 //   - a parameter receives what every call of its function passes; a
@@ -44,6 +44,11 @@ bool isUserFunction(const FunctionDecl *FD);
 /// result \p Seq is, or the parameter or local (not a lambda's) it names;
 /// null otherwise.
 const Decl *sequenceRoot(const Expr *Seq);
+
+/// \p V, or for the device held by a torch::Device parameter of the user's
+/// function (OnDevice), Inherited from that parameter: whatever its callers
+/// pass (`train(..., device)` with `device = torch::kCPU` in main).
+DeviceValue asInheritedParameter(const DeviceValue &V);
 
 /// True when \p V is Inherited and every tensor that reaches its root in
 /// this translation unit is on the CPU. Always false in a batch worker,

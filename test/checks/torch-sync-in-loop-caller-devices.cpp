@@ -209,3 +209,42 @@ std::vector<int64_t> sample(Model &model, torch::Tensor features) {
 }
 template std::vector<int64_t> sample<torch::nn::Linear>(torch::nn::Linear &,
                                                         torch::Tensor);
+
+// A torch::Device parameter holds what the callers pass: a device flag the
+// program forces to the CPU after the CUDA check trains on the CPU, and
+// reading the loss waits for no device. One caller that may pass the GPU
+// keeps the finding.
+float train_forced_cpu(torch::nn::Linear model, std::vector<torch::Tensor> data,
+                       torch::Device device) {
+  model->to(device);
+  float total = 0;
+  for (auto &x : data) {
+    auto loss = model->forward(x.to(device)).mean();
+    loss.backward();
+    total += loss.item<float>();
+  }
+  return total;
+}
+float train_maybe_gpu(torch::nn::Linear model, std::vector<torch::Tensor> data,
+                      torch::Device device) {
+  model->to(device);
+  float total = 0;
+  for (auto &x : data) {
+    auto loss = model->forward(x.to(device)).mean();
+    loss.backward();
+    total += loss.item<float>();
+    // CHECK-MESSAGES: :[[@LINE-1]]:19: warning: 'Tensor::item' makes the host wait for the device on every iteration of this training loop
+    // CHECK-MESSAGES: :[[@LINE-3]]:10: note: this loop runs a training step
+  }
+  return total;
+}
+void run_both(torch::nn::Linear model, std::vector<torch::Tensor> data) {
+  auto device = torch::kCPU;
+  if (torch::cuda::is_available())
+    device = torch::kCUDA;
+  device = torch::kCPU;
+  train_forced_cpu(model, data, device);
+  train_maybe_gpu(model, data, torch::kCPU);
+  train_maybe_gpu(model, data,
+                  torch::cuda::is_available() ? torch::kCUDA : torch::kCPU);
+}
