@@ -289,6 +289,54 @@ void UnregisteredMemberCheck::checkClass(
   }
 }
 
+/// True if \p Value hands back the very tensor \p Target names: an in-place
+/// method of it (`w = w.copy_(v)`), or a function of the user's whose every
+/// return gives back, unchanged, the parameter \p Target was passed to
+/// (`w = assign(w, v)` with `{ left.copy_(right); return left; }`).
+static bool returnsSameTensor(const Expr *Value, const MemberExpr *Target,
+                              const SourceManager &SM, const LangOptions &LO) {
+  Value = ast::stripCopiesAndConversions(Value);
+  StringRef Name = ast::sourceText(Target, SM, LO);
+  auto Names = [&](const Expr *E) {
+    return !Name.empty() &&
+           ast::sourceText(ast::stripCopiesAndConversions(E), SM, LO) == Name;
+  };
+  if (const auto *MC = dyn_cast<CXXMemberCallExpr>(Value))
+    return libtorch::isInPlaceTensorMethod(MC->getMethodDecl()) &&
+           Names(MC->getImplicitObjectArgument());
+  const auto *Call = dyn_cast<CallExpr>(Value);
+  const FunctionDecl *Def = nullptr;
+  if (!Call || isa<CXXOperatorCallExpr>(Call) || !Call->getDirectCallee() ||
+      !Call->getDirectCallee()->hasBody(Def) || libtorch::isLibTorchDecl(Def))
+    return false;
+  const ParmVarDecl *Returned = nullptr;
+  bool Same = true;
+  std::function<void(const Stmt *)> Walk = [&](const Stmt *S) {
+    if (!S || !Same || isa<LambdaExpr>(S))
+      return;
+    if (const auto *R = dyn_cast<ReturnStmt>(S)) {
+      const auto *Ref = dyn_cast_or_null<DeclRefExpr>(
+          R->getRetValue() ? ast::stripCopiesAndConversions(R->getRetValue())
+                           : nullptr);
+      const auto *P = Ref ? dyn_cast<ParmVarDecl>(Ref->getDecl()) : nullptr;
+      Same = P && (!Returned || P == Returned);
+      Returned = P;
+    } else if (const auto *E = dyn_cast<Expr>(S)) {
+      // A parameter rebound in the body may no longer be the argument.
+      if (const Expr *LHS = ast::asAssignment(E).first)
+        if (const auto *Ref = dyn_cast<DeclRefExpr>(ast::stripImplicit(LHS)))
+          Same &= !isa<ParmVarDecl>(Ref->getDecl());
+    }
+    for (const Stmt *Child : S->children())
+      Walk(Child);
+  };
+  Walk(Def->getBody());
+  if (!Same || !Returned)
+    return false;
+  unsigned I = Returned->getFunctionScopeIndex();
+  return I < Call->getNumArgs() && Names(Call->getArg(I));
+}
+
 void UnregisteredMemberCheck::checkReassignments(
     const FunctionDecl *Fn, const MatchFinder::MatchResult &Result) {
   const SourceManager &SM = *Result.SourceManager;
@@ -328,7 +376,8 @@ void UnregisteredMemberCheck::checkReassignments(
         RegisteredHere.count(FD))
       continue;
     const Expr *RHS = ast::asAssignment(E).second;
-    if (libtorch::asRegisterCall(RHS) || isNullValue(RHS))
+    if (libtorch::asRegisterCall(RHS) || isNullValue(RHS) ||
+        returnsSameTensor(RHS, ME, SM, LO))
       continue;
     // The class's constructors and reset() initialise; forward() computes.
     if (Method && Method->getParent() == RD &&

@@ -122,6 +122,37 @@ void fineTune(torch::Device device) {
   torch::optim::SGD opt(net->parameters(), 0.1);
 }
 
+// Loading weights through a helper that copies in place and hands back the
+// tensor it was given keeps the registered tensor: no finding. A helper
+// that hands back a new tensor, or rebinds its parameter, is reported.
+torch::Tensor assign(torch::Tensor left, const torch::Tensor &right) {
+  {
+    torch::NoGradGuard g;
+    left.copy_(right);
+  }
+  return left;
+}
+torch::Tensor fresh(torch::Tensor left, const torch::Tensor &right) {
+  return right.clone().view_as(left);
+}
+torch::Tensor rebinds(torch::Tensor left, const torch::Tensor &right) {
+  left = right.clone();
+  return left;
+}
+void loadWeights(HeadNet &net, const torch::Tensor &w) {
+  net->scale = assign(net->scale, w);
+  net->mean = net->mean.copy_(w);
+  net->scale = fresh(net->scale, w);
+  // CHECK-MESSAGES: :[[@LINE-1]]:3: warning: 'net->scale' is assigned a new tensor that is not registered
+  // CHECK-MESSAGES: :[[@LINE-2]]:3: note: to keep the registered tensor
+  net->scale = rebinds(net->scale, w);
+  // CHECK-MESSAGES: :[[@LINE-1]]:3: warning: 'net->scale' is assigned a new tensor that is not registered
+  // CHECK-MESSAGES: :[[@LINE-2]]:3: note: to keep the registered tensor
+  net->mean = assign(net->scale, w);
+  // CHECK-MESSAGES: :[[@LINE-1]]:3: warning: 'net->mean' is assigned a new tensor that is not registered
+  // CHECK-MESSAGES: :[[@LINE-2]]:3: note: to keep the registered tensor
+}
+
 // No rewrite inside a macro expansion.
 #define MAKE_LAYER torch::nn::Linear(4, 2)
 struct MacroImpl : torch::nn::Module {
