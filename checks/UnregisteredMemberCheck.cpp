@@ -292,7 +292,8 @@ void UnregisteredMemberCheck::checkClass(
 /// True if \p Value hands back the very tensor \p Target names: an in-place
 /// method of it (`w = w.copy_(v)`), or a function of the user's whose every
 /// return gives back, unchanged, the parameter \p Target was passed to
-/// (`w = assign(w, v)` with `{ left.copy_(right); return left; }`).
+/// (`w = assign(w, v)` with `{ left.copy_(right); return left; }`), also
+/// through a lambda.
 static bool returnsSameTensor(const Expr *Value, const MemberExpr *Target,
                               const SourceManager &SM, const LangOptions &LO) {
   Value = ast::stripCopiesAndConversions(Value);
@@ -305,9 +306,20 @@ static bool returnsSameTensor(const Expr *Value, const MemberExpr *Target,
     return libtorch::isInPlaceTensorMethod(MC->getMethodDecl()) &&
            Names(MC->getImplicitObjectArgument());
   const auto *Call = dyn_cast<CallExpr>(Value);
+  if (!Call)
+    return false;
+  // A lambda (`auto assign = [](torch::Tensor left, ...) {...}`) is called
+  // through its operator(), with the lambda itself as argument 0.
+  unsigned Offset = 0;
+  if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(Call)) {
+    const auto *MD = dyn_cast_or_null<CXXMethodDecl>(Op->getDirectCallee());
+    if (Op->getOperator() != OO_Call || !MD || !MD->getParent()->isLambda())
+      return false;
+    Offset = 1;
+  }
   const FunctionDecl *Def = nullptr;
-  if (!Call || isa<CXXOperatorCallExpr>(Call) || !Call->getDirectCallee() ||
-      !Call->getDirectCallee()->hasBody(Def) || libtorch::isLibTorchDecl(Def))
+  if (!Call->getDirectCallee() || !Call->getDirectCallee()->hasBody(Def) ||
+      libtorch::isLibTorchDecl(Def))
     return false;
   const ParmVarDecl *Returned = nullptr;
   bool Same = true;
@@ -333,7 +345,7 @@ static bool returnsSameTensor(const Expr *Value, const MemberExpr *Target,
   Walk(Def->getBody());
   if (!Same || !Returned)
     return false;
-  unsigned I = Returned->getFunctionScopeIndex();
+  unsigned I = Returned->getFunctionScopeIndex() + Offset;
   return I < Call->getNumArgs() && Names(Call->getArg(I));
 }
 

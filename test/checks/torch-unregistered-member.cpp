@@ -151,6 +151,16 @@ void loadWeights(HeadNet &net, const torch::Tensor &w) {
   net->mean = assign(net->scale, w);
   // CHECK-MESSAGES: :[[@LINE-1]]:3: warning: 'net->mean' is assigned a new tensor that is not registered
   // CHECK-MESSAGES: :[[@LINE-2]]:3: note: to keep the registered tensor
+  auto assignLocal = [](torch::Tensor left, const torch::Tensor &right) {
+    torch::NoGradGuard g;
+    left.copy_(right);
+    return left;
+  };
+  net->scale = assignLocal(net->scale, w);
+  auto copyOf = [](torch::Tensor left) { return left.clone(); };
+  net->scale = copyOf(net->scale);
+  // CHECK-MESSAGES: :[[@LINE-1]]:3: warning: 'net->scale' is assigned a new tensor that is not registered
+  // CHECK-MESSAGES: :[[@LINE-2]]:3: note: to keep the registered tensor
 }
 
 // No rewrite inside a macro expansion.
