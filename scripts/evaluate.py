@@ -352,7 +352,7 @@ def write_markdown(out, repos, report, results, eval_dir, setname, trees):
                 "<!-- %s:end -->" % (name, name, name) for name in names)]
         lines += ["", "## Programs labelled blind, then used for tuning",
                   ""] + kept(["training-heldout"])
-        lines += ["", "## Held-out programs", ""] + kept(
+        lines += ["", "## Round 4: labelled blind, then used for tuning", ""] + kept(
             ["training-heldout2", "training-heldout3"])
         lines += ["", "## The extension checks, on C++/CUDA extensions", ""]
         lines += kept(["cuda", "cuda-heldout", "cuda-heldout2"])
@@ -370,8 +370,7 @@ def write_markdown(out, repos, report, results, eval_dir, setname, trees):
     if setname != "training":
         page = os.path.basename(out)
         title = (("Held out (%s), on projects the checks were not tuned on"
-                  if setname in ("cuda-heldout2", "training-heldout2",
-                                 "training-heldout3") else
+                  if setname == "cuda-heldout2" else
                   "Labelled blind (%s), then used to tune the "
                   "checks (first run in bench/eval/README.md)")
                  if heldout else "Tuning set (%s)") % (
@@ -419,11 +418,18 @@ HELDOUT_NOTES = {
         " Labelled and committed before the checks first ran on it, and "
         "scored once, with the checks frozen.",
     "training-heldout2":
-        " Labelled and committed before the checks first ran on it, and "
-        "scored once, with the checks frozen.",
+        " Labelled and committed before the checks first ran on it. The "
+        "checks were then changed against its first run (a torch::Device "
+        "parameter follows its callers), and labels its first run showed "
+        "misplaced were moved, each saying so; the first run's figures and "
+        "what happened to each finding are in bench/eval/README.md.",
     "training-heldout3":
-        " Labelled and committed before the checks first ran on it, and "
-        "scored once, with the checks frozen.",
+        " Labelled and committed before the checks first ran on it. The "
+        "checks were then changed against its first run "
+        "(torch-unregistered-member: helpers that hand back the registered "
+        "tensor), and labels its first run showed misplaced were moved or "
+        "added, each saying so; the first run's figures and what happened "
+        "to each finding are in bench/eval/README.md.",
 }
 
 
