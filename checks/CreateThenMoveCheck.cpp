@@ -76,10 +76,7 @@ static const Expr *soleDeviceArgument(const CXXMemberCallExpr *Move) {
   libtorch::Carrier C = libtorch::carrierOf(Written->getType());
   bool String =
       Written->getType()->isPointerType() || Written->getType()->isArrayType();
-  return C == libtorch::Carrier::Device || C == libtorch::Carrier::DeviceType ||
-                 String
-             ? Device
-             : nullptr;
+  return libtorch::holdsDevice(C) || String ? Device : nullptr;
 }
 
 /// The device \p Move moves to, as the fix-it writes it: `torch::kCUDA` for
@@ -136,10 +133,7 @@ static const ValueDecl *storageOf(const Expr *E) {
     const auto *V = dyn_cast<VarDecl>(Ref->getDecl());
     return V && V->hasLocalStorage() ? V : nullptr;
   }
-  if (const auto *ME = dyn_cast<MemberExpr>(E))
-    if (isa<CXXThisExpr>(ast::stripImplicit(ME->getBase())))
-      return dyn_cast<FieldDecl>(ME->getMemberDecl());
-  return nullptr;
+  return ast::thisField(E);
 }
 
 /// The factory that set the variable \p Move converts, in the statement

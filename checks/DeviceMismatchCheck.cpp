@@ -228,12 +228,11 @@ static const ValueDecl *deviceVariableIn(const Expr *E, int Depth = 0) {
   E = ast::stripImplicit(E);
   if (const auto *DRE = dyn_cast<DeclRefExpr>(E)) {
     Carrier C = carrier(DRE);
-    return C == Carrier::Device || C == Carrier::DeviceType ? DRE->getDecl()
-                                                            : nullptr;
+    return libtorch::holdsDevice(C) ? DRE->getDecl() : nullptr;
   }
   if (const auto *ME = dyn_cast<MemberExpr>(E)) {
     Carrier C = carrier(ME);
-    if ((C == Carrier::Device || C == Carrier::DeviceType) &&
+    if (libtorch::holdsDevice(C) &&
         isa<CXXThisExpr>(ast::stripImplicit(ME->getBase())))
       return ME->getMemberDecl();
     return nullptr;

@@ -66,6 +66,17 @@ struct ChangedVariables {
     }
   }
 
+  /// `anchors.push_back(t)` and the other calls that change a vector of
+  /// tensors.
+  static bool changesSequence(const CXXMemberCallExpr *MC) {
+    return libtorch::isTensorSequenceType(
+               MC->getImplicitObjectArgument()->getType()) &&
+           llvm::is_contained({"push_back", "emplace_back", "insert", "emplace",
+                               "erase", "clear", "resize", "assign", "pop_back",
+                               "swap"},
+                              MC->getMethodDecl()->getName());
+  }
+
   void visit(const Stmt *S) {
     if (!S)
       return;
@@ -87,7 +98,8 @@ struct ChangedVariables {
     } else if (const auto *MC = dyn_cast<CXXMemberCallExpr>(S)) {
       const CXXMethodDecl *MD = MC->getMethodDecl();
       if (MD && MD->getIdentifier() &&
-          (MD->getName().ends_with("_") || MD->getName() == "set_data"))
+          (MD->getName().ends_with("_") || MD->getName() == "set_data" ||
+           changesSequence(MC)))
         mark(MC->getImplicitObjectArgument());
       arguments(MD, ArrayRef(MC->getArgs(), MC->getNumArgs()));
     } else if (const auto *Call = dyn_cast<CallExpr>(S)) {
@@ -104,25 +116,6 @@ struct ChangedVariables {
   }
 };
 
-/// Calls that change a container of tensors member (`anchors_.push_back`).
-static void markContainerChanges(const Stmt *S, ChangedVariables &Changes) {
-  if (!S)
-    return;
-  if (const auto *MC = dyn_cast<CXXMemberCallExpr>(S)) {
-    const CXXMethodDecl *MD = MC->getMethodDecl();
-    if (MD && MD->getIdentifier() &&
-        libtorch::isTensorSequenceType(
-            MC->getImplicitObjectArgument()->getType()) &&
-        llvm::is_contained({"push_back", "emplace_back", "insert", "emplace",
-                            "erase", "clear", "resize", "assign", "pop_back",
-                            "swap"},
-                           MD->getName()))
-      Changes.mark(MC->getImplicitObjectArgument());
-  }
-  for (const Stmt *Child : S->children())
-    markContainerChanges(Child, Changes);
-}
-
 /// The fields of \p RD its methods may change outside its constructors
 /// (ChangedVariables, over every other method's body). Methods defined in
 /// other files are not seen.
@@ -131,10 +124,8 @@ fieldsChangedAfterConstruction(const CXXRecordDecl *RD) {
   ChangedVariables Changes;
   for (const CXXMethodDecl *M : RD->methods()) {
     const FunctionDecl *Def = nullptr;
-    if (!isa<CXXConstructorDecl>(M) && M->hasBody(Def)) {
+    if (!isa<CXXConstructorDecl>(M) && M->hasBody(Def))
       Changes.visit(Def->getBody());
-      markContainerChanges(Def->getBody(), Changes);
-    }
   }
   return std::move(Changes.ChangedFields);
 }
@@ -213,6 +204,15 @@ static void collectConversions(const Stmt *S,
     collectConversions(Child, Out);
 }
 
+const DeviceFlow *LoopInvariantTransferCheck::flowOf(const FunctionDecl *Fn,
+                                                     ASTContext &Ctx) {
+  // Template code is read through its instantiations.
+  const DeviceFlow *Flow = ast::isTemplateCode(Fn)
+                               ? &DeviceFlow::getForCallers(Fn, Ctx)
+                               : device::analyzedFlow(*this, Fn, Ctx, Verbose);
+  return Flow && Flow->analyzed() ? Flow : nullptr;
+}
+
 void LoopInvariantTransferCheck::check(const MatchFinder::MatchResult &Result) {
   if (const auto *Method = Result.Nodes.getNodeAs<CXXMethodDecl>("method"))
     return checkPerCall(Method, Result);
@@ -253,11 +253,7 @@ void LoopInvariantTransferCheck::checkPerCall(
     if (Changed.contains(F) || Registered.find(F))
       continue;
     if (!Flow)
-      Flow = ast::isTemplateCode(Method)
-                 ? &device::DeviceFlow::getForCallers(Method, Ctx)
-                 : device::analyzedFlow(*this, Method, Ctx, Verbose);
-    if (Flow && !Flow->analyzed())
-      Flow = nullptr;
+      Flow = flowOf(Method, Ctx);
     if (!Flow)
       return;
     DeviceValue To = Flow->conversionTarget(C);
@@ -354,11 +350,7 @@ void LoopInvariantTransferCheck::checkLoop(
     if (Changes.Changed.contains(V))
       continue;
     if (!Flow)
-      Flow = ast::isTemplateCode(Fn)
-                 ? &device::DeviceFlow::getForCallers(Fn, Ctx)
-                 : device::analyzedFlow(*this, Fn, Ctx, Verbose);
-    if (Flow && !Flow->analyzed())
-      Flow = nullptr;
+      Flow = flowOf(Fn, Ctx);
     if (!Flow)
       return;
     DeviceValue To = Flow->conversionTarget(C);

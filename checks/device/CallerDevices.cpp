@@ -158,7 +158,7 @@ const VarDecl *sequenceVariable(const Expr *Seq) {
 /// True for a torch::Device or DeviceType.
 bool isDeviceType(QualType T) {
   libtorch::Carrier C = libtorch::carrierOf(T.getNonReferenceType());
-  return C == libtorch::Carrier::Device || C == libtorch::Carrier::DeviceType;
+  return libtorch::holdsDevice(C);
 }
 
 /// The devices \p E (a tensor, a tensor sequence or a torch::Device,

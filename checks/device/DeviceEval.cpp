@@ -43,7 +43,7 @@ DeviceFact DeviceFlowBuilder::initialFact(const ValueDecl *D) {
                       Origin(Origin::DeviceValueDecl, D->getLocation())};
   };
   if (const auto *P = dyn_cast<ParmVarDecl>(D)) {
-    if (C == libtorch::Carrier::Device || C == libtorch::Carrier::DeviceType)
+    if (libtorch::holdsDevice(C))
       return Symbolic();
     if (C == libtorch::Carrier::Tensor && Forward && P->getDeclContext() == Fn)
       return {DeviceValue::moduleDevice(),
@@ -54,7 +54,7 @@ DeviceFact DeviceFlowBuilder::initialFact(const ValueDecl *D) {
     return DeviceFact::unknown();
   }
   if (const auto *F = dyn_cast<FieldDecl>(D)) {
-    if (C == libtorch::Carrier::Device || C == libtorch::Carrier::DeviceType)
+    if (libtorch::holdsDevice(C))
       return Symbolic();
     if (!Forward)
       return DeviceFact::unknown();
@@ -74,8 +74,7 @@ DeviceFact DeviceFlowBuilder::initialFact(const ValueDecl *D) {
     return DeviceFact::unknown();
   }
   if (const auto *V = dyn_cast<VarDecl>(D)) {
-    if (C != libtorch::Carrier::Device && C != libtorch::Carrier::DeviceType &&
-        C != libtorch::Carrier::Options)
+    if (!libtorch::holdsDevice(C) && C != libtorch::Carrier::Options)
       return DeviceFact::unknown();
     if (V->getType().isConstQualified() && V->getInit() && Depth < 8) {
       DeviceFact F = compute(V->getInit());
@@ -289,7 +288,7 @@ DeviceFact DeviceFlowBuilder::constructFact(const CXXConstructExpr *CE,
   case libtorch::Carrier::Options:
     if (N == 0)
       return {DeviceValue::unspecified(), {}, Origin()};
-    if (A0 == libtorch::Carrier::Device || A0 == libtorch::Carrier::DeviceType)
+    if (libtorch::holdsDevice(A0))
       return get(Arg0);
     if (N == 1) // dtype, layout, memory format
       return {DeviceValue::unspecified(), {}, Origin()};
@@ -368,9 +367,8 @@ DeviceFact DeviceFlowBuilder::conversionFact(const CXXMemberCallExpr *Call) {
   else if (Call->getNumArgs() > 0) {
     const Expr *A = Call->getArg(0);
     libtorch::Carrier AC = carrier(A);
-    if (AC == libtorch::Carrier::Device ||
-        AC == libtorch::Carrier::DeviceType ||
-        AC == libtorch::Carrier::Options || AC == libtorch::Carrier::Tensor)
+    if (libtorch::holdsDevice(AC) || AC == libtorch::Carrier::Options ||
+        AC == libtorch::Carrier::Tensor)
       To = get(A).Device;
   }
   if (To.isBottom() || To.kind() == DeviceValue::Unspecified)
@@ -507,10 +505,8 @@ DeviceFact DeviceFlowBuilder::factoryFact(const CallExpr *Call,
       if (const auto *CE = dyn_cast<CXXConstructExpr>(Inner))
         Inner = CE->getNumArgs() ? CE->getArg(0) : nullptr;
       libtorch::Carrier IC = carrier(Inner);
-      Dev = (IC == libtorch::Carrier::Device ||
-             IC == libtorch::Carrier::DeviceType)
-                ? get(Inner).Device
-                : DeviceValue::unknown();
+      Dev = libtorch::holdsDevice(IC) ? get(Inner).Device
+                                      : DeviceValue::unknown();
     } else if (PN == "size" || PN == "sizes") {
       Sizes = A;
     } else if (PC == libtorch::Carrier::Tensor && !Like) {

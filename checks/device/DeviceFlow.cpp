@@ -305,7 +305,7 @@ void DeviceFlowBuilder::joinStates(State &Into, const State &From) {
     if (F.Device.kind() != DeviceValue::Unknown)
       continue;
     libtorch::Carrier C = cachedCarrier(D->getType());
-    if (C == libtorch::Carrier::Device || C == libtorch::Carrier::DeviceType)
+    if (libtorch::holdsDevice(C))
       F = {DeviceValue::onDevice(D),
            {},
            Origin(Origin::DeviceValueDecl, D->getLocation())};
@@ -416,7 +416,7 @@ void DeviceFlowBuilder::assign(const ValueDecl *D, DeviceFact F,
     Cur[D] = DeviceFact::unknown();
     return;
   }
-  if (C == libtorch::Carrier::Device || C == libtorch::Carrier::DeviceType) {
+  if (libtorch::holdsDevice(C)) {
     // Tensors moved to the old value of D are no longer "on D".
     if (!Declaration)
       for (auto &[Other, OF] : Cur)
@@ -438,7 +438,7 @@ void DeviceFlowBuilder::moduleTo(const CXXMemberCallExpr *Call) {
     return;
   const ValueDecl *Root = R.Root;
   libtorch::Carrier A = carrier(Call->getArg(0));
-  if (A != libtorch::Carrier::Device && A != libtorch::Carrier::DeviceType)
+  if (!libtorch::holdsDevice(A))
     return; // to(dtype)
   DeviceValue D = deviceArgument(Call->getArg(0));
   if (R.Member || !D.isKnown() || D.kind() == DeviceValue::Unspecified)
@@ -577,8 +577,8 @@ DeviceValue DeviceFlow::conversionTarget(const CXXMemberCallExpr *Call) const {
     return {};
   const Expr *A = Call->getArg(0);
   libtorch::Carrier AC = cachedCarrier(A->getType());
-  if (AC != libtorch::Carrier::Device && AC != libtorch::Carrier::DeviceType &&
-      AC != libtorch::Carrier::Options && AC != libtorch::Carrier::Tensor)
+  if (!libtorch::holdsDevice(AC) && AC != libtorch::Carrier::Options &&
+      AC != libtorch::Carrier::Tensor)
     return {};
   DeviceValue V = deviceOf(A);
   return V.kind() == DeviceValue::Unspecified ? DeviceValue() : V;

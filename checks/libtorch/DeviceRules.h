@@ -30,6 +30,11 @@ enum class Carrier : unsigned char {
 /// The carrier of \p T, references and cv-qualifiers ignored.
 Carrier carrierOf(QualType T);
 
+/// True for a c10::Device or a c10::DeviceType: a value that names a device.
+inline bool holdsDevice(Carrier C) {
+  return C == Carrier::Device || C == Carrier::DeviceType;
+}
+
 /// How a factory function determines its result.
 enum class FactoryKind : unsigned char {
   None,
