@@ -19,11 +19,14 @@
 # --shared-preamble=off, whose report must be byte-identical. Prints the
 # units that shared a preamble and anchor / cold.
 #
-# bench/codebase.sh --extensions [BUILD_DIR] [JOBS]: the same on the C++/CUDA
-# extension projects of the evaluation (scripts/evaluate.py --set cuda,
-# cuda-heldout, cuda-heldout2: nvcc databases), plus a warm run; the anchor
+# bench/codebase.sh --extensions [BUILD_DIR] [JOBS] [SET...]: the same on
+# C++/CUDA extension projects (nvcc databases), plus a warm run; the anchor
 # reads the database torch-tidy exports (--export-database: every CUDA
 # entry as clang's host-side command), as a stock clang-tidy user would.
+# SETs are work folders under BUILD_DIR; the default, eval-cuda-bench, is
+# mmcv's CUDA ops, PyTorch3D and apex's csrc, 163 units, 114 of them .cu
+# (scripts/evaluate.py --set cuda-bench --database-only); the evaluation's
+# extension sets are eval-cuda, eval-cuda-heldout and eval-cuda-heldout2.
 set -euo pipefail
 if [ "${1:-}" = --projects ] || [ "${1:-}" = --extensions ]; then
   MODE=$1
@@ -35,13 +38,14 @@ if [ "${1:-}" = --projects ] || [ "${1:-}" = --extensions ]; then
   if [ "$MODE" = --projects ]; then
     SETS="eval eval-heldout"; WHAT="the evaluation's projects"; EXTRA=()
   else
-    SETS="eval-cuda eval-cuda-heldout eval-cuda-heldout2"
-    WHAT="the evaluation's extension projects"
+    SETS="${*:4}"
+    SETS=${SETS:-eval-cuda-bench}
+    WHAT="extension projects ($SETS)"
     EXTRA=(--cuda-path="$BUILD/cuda-12.4")
   fi
   for d in $SETS; do
     [ -f "$BUILD/$d/compile_commands.json" ] || {
-      echo "no $BUILD/$d/compile_commands.json: run scripts/evaluate.py (--set for each) first" >&2
+      echo "no $BUILD/$d/compile_commands.json: run scripts/evaluate.py (--set for each; --set cuda-bench --database-only) first" >&2
       exit 2; }
   done
   DIR=$(mktemp -d -t torch-tidy-projects.XXXXXX)

@@ -27,7 +27,11 @@ scripts/fetch-cuda-headers.sh, and torch-tidy gets --cuda-path.
   scripts/evaluate.py [--set training|cuda|cuda-heldout]
                       [--torch-tidy build/bin/torch-tidy]
                       [--mirror DIR] [--out docs/evaluation.md] [-j 2]
-                      [--rescore]
+                      [--rescore] [--database-only]
+
+--database-only checks the projects out and writes their compile database
+only; --set cuda-bench (large extension projects, not labelled) is used
+that way, by bench/codebase.sh --extensions.
 """
 import argparse
 import collections
@@ -396,6 +400,9 @@ SETS = collections.OrderedDict([
                            "evaluation-heldout2.md")),
     ("training-heldout3", ("training-heldout3", "eval-heldout3",
                            "evaluation-heldout3.md")),
+    # Not labelled: large extension projects for the cold-run benchmark
+    # (bench/codebase.sh --extensions), written with --database-only.
+    ("cuda-bench", ("cuda-extensions-bench", "eval-cuda-bench", None)),
 ])
 
 # What happened to a held-out set after it was first scored.
@@ -446,6 +453,9 @@ def main():
     parser.add_argument("--work")
     parser.add_argument("--out")
     parser.add_argument("-j", type=int, default=2)
+    parser.add_argument("--database-only", action="store_true",
+                        help="check the projects out and write their "
+                        "compile database, nothing else")
     parser.add_argument("--rescore", action="store_true",
                         help="score the last run's report again (after "
                         "labelling) instead of running torch-tidy")
@@ -454,7 +464,10 @@ def main():
     labels_dir, work, page = SETS[args.set]
     eval_dir = os.path.join(ROOT, "bench/eval", labels_dir)
     args.work = args.work or os.path.join(ROOT, "build", work)
-    args.out = args.out or os.path.join(ROOT, "docs", page)
+    if page is None and not args.database_only:
+        fail("--set %s is not labelled: use it with --database-only"
+             % args.set)
+    args.out = args.out or os.path.join(ROOT, "docs", page or "")
     repos = read_tsv(os.path.join(eval_dir, "repos.tsv"))
     labels = read_tsv(os.path.join(eval_dir, "labels.tsv"))
     if not os.access(args.torch_tidy, os.X_OK):
@@ -463,6 +476,10 @@ def main():
         fail("needs git and tar")
     trees = {r["repo"]: checkout(r["repo"], r["commit"], args.mirror,
                                  args.work) for r in repos}
+    if args.database_only:
+        n = compile_database(repos, trees, args.work, cuda)
+        print("wrote %s/compile_commands.json (%d units)" % (args.work, n))
+        return
     if args.rescore:
         with open(os.path.join(args.work, "report.json")) as f:
             report = json.load(f)

@@ -1,6 +1,7 @@
 //===- LeadingIncludes.cpp ------------------------------------------------===//
 #include "tool/batch/LeadingIncludes.h"
 #include "checks/libtorch/ProgramCode.h"
+#include "clang/Basic/CharInfo.h"
 #include "clang/Basic/Diagnostic.h"
 #include "clang/Basic/DiagnosticOptions.h"
 #include "clang/Driver/CreateInvocationFromArgs.h"
@@ -8,6 +9,8 @@
 #include "clang/Frontend/FrontendActions.h"
 #include "clang/Lex/DependencyDirectivesScanner.h"
 #include "clang/Lex/HeaderSearch.h"
+#include "clang/Lex/Lexer.h"
+#include "clang/Lex/MacroInfo.h"
 #include "clang/Lex/PPCallbacks.h"
 #include "clang/Lex/Preprocessor.h"
 #include "llvm/ADT/DenseSet.h"
@@ -58,6 +61,44 @@ const Minimized &minimized(FileEntryRef File, FileManager &FM) {
   return *It->second;
 }
 
+/// The identifiers a library file spells anywhere (code, directives,
+/// comments): a superset of the macros it can test or expand.
+std::mutex IdentifierLock;
+llvm::StringMap<std::unique_ptr<llvm::StringSet<>>> FileIdentifiers;
+
+const llvm::StringSet<> &identifiersOf(StringRef Path) {
+  {
+    std::lock_guard<std::mutex> L(IdentifierLock);
+    auto It = FileIdentifiers.find(Path);
+    if (It != FileIdentifiers.end())
+      return *It->second;
+  }
+  auto Ids = std::make_unique<llvm::StringSet<>>();
+  if (auto Buf = llvm::MemoryBuffer::getFile(Path)) {
+    StringRef Text = (*Buf)->getBuffer();
+    for (size_t I = 0; I < Text.size();) {
+      char C = Text[I];
+      if (!isAsciiIdentifierStart(C)) {
+        // Skip a number with its suffix as one word (0x1F, 10ULL).
+        size_t J = I + 1;
+        if (isDigit(C))
+          while (J < Text.size() && isAsciiIdentifierContinue(Text[J]))
+            ++J;
+        I = J;
+        continue;
+      }
+      size_t J = I + 1;
+      while (J < Text.size() && isAsciiIdentifierContinue(Text[J]))
+        ++J;
+      Ids->insert(Text.slice(I, J));
+      I = J;
+    }
+  }
+  std::lock_guard<std::mutex> L(IdentifierLock);
+  auto [It, New] = FileIdentifiers.try_emplace(Path, std::move(Ids));
+  return *It->second;
+}
+
 /// What one scan learns; shared by its callbacks and its directives getter.
 struct ScanState {
   /// Files lexed in full: the unit and its own headers of the leading part.
@@ -73,6 +114,19 @@ struct ScanState {
     std::vector<std::string> Files;
   };
   std::vector<Entry> Entries;
+  /// Every library file entered, in order, again for each re-entry.
+  std::vector<std::string> LibraryLog;
+  /// A macro the unit's own files define, undefine or test before or
+  /// between its leading includes: where (entries and LibraryLog so far).
+  struct OwnMacro {
+    std::string Name;
+    bool Tested; ///< tested only (#ifdef, #if): its value is read
+    size_t Entries, Log;
+  };
+  std::vector<OwnMacro> OwnMacros;
+  /// For each macro a library file defines or undefines: the LibraryLog
+  /// size at its last change.
+  llvm::StringMap<size_t> LastLibraryChange;
   /// The last entry that is a LibTorch header and reads a new file: the
   /// leading part ends there. Entries.size() when there is none.
   size_t lastLibTorch() const {
@@ -110,7 +164,8 @@ private:
 /// guards, `#pragma once`, and includes; anything else ends it.
 class Recorder : public PPCallbacks {
 public:
-  Recorder(ScanState &S, Preprocessor &PP) : S(S), SM(PP.getSourceManager()) {}
+  Recorder(ScanState &S, Preprocessor &PP)
+      : S(S), SM(PP.getSourceManager()), LangOpts(PP.getLangOpts()) {}
 
   /// True when \p Tok is code of the unit's own: the leading part is over.
   bool isOwnCode(const Token &Tok) const {
@@ -153,7 +208,10 @@ public:
     Fr.Entry =
         NextEntry >= 0 ? NextEntry : (Stack.empty() ? -1 : Stack.back().Entry);
     NextEntry = -1;
-    if (Fr.Entry >= 0 && FE) {
+    if (FE && !Fr.Own && S.Open)
+      S.LibraryLog.push_back(realPath(*FE).str());
+    if (Fr.Entry >= 0 && static_cast<size_t>(Fr.Entry) < S.Entries.size() &&
+        FE) {
       StringRef Path = realPath(*FE);
       if (Seen.insert(Path).second)
         S.Entries[Fr.Entry].Files.push_back(Path.str());
@@ -207,10 +265,10 @@ public:
     if (!inOwnFile())
       return testsGuard(Name);
     Frame &F = Stack.back();
+    // Read as any test: an #ifndef first need not be a guard.
+    own(Name.getIdentifierInfo()->getName(), /*Tested=*/true);
     if (F.Directives++ == 0 && F.Guard.empty())
       F.Guard = Name.getIdentifierInfo()->getName().str();
-    else
-      close();
   }
   void MacroDefined(const Token &Name, const MacroDirective *MD) override {
     if (Probing && !Probing->Done) {
@@ -219,54 +277,60 @@ public:
                                          Prev && Prev->isDefined());
     }
     if (!inOwnFile())
-      return;
+      return libraryChanges(Name);
     Frame &F = Stack.back();
     StringRef N = Name.getIdentifierInfo()->getName();
     if (F.Directives++ == 1 && N == F.Guard && !F.Guard.empty())
       Guards.insert(N);
     else
-      close();
+      own(N, /*Tested=*/false);
   }
   void Ifdef(SourceLocation, const Token &Name,
              const MacroDefinition &) override {
     if (!inOwnFile())
       return testsGuard(Name);
-    close();
+    own(Name.getIdentifierInfo()->getName(), /*Tested=*/true);
   }
   void Defined(const Token &Name, const MacroDefinition &,
                SourceRange) override {
     if (!inOwnFile())
-      testsGuard(Name);
+      return testsGuard(Name);
+    own(Name.getIdentifierInfo()->getName(), /*Tested=*/true);
   }
-  void MacroExpands(const Token &Name, const MacroDefinition &, SourceRange,
+  void MacroExpands(const Token &Name, const MacroDefinition &MD, SourceRange,
                     const MacroArgs *) override {
     if (!inOwnFile())
-      testsGuard(Name);
-    else
-      close();
+      return testsGuard(Name);
+    // In an #if of the unit's own: its value, and what its body names, is
+    // read there. Anywhere else (code, a computed #include) it ends the
+    // leading part.
+    if (!onConditionLine(Name.getLocation()))
+      return close();
+    own(Name.getIdentifierInfo()->getName(), /*Tested=*/true);
+    if (const MacroInfo *MI = MD.getMacroInfo())
+      for (const Token &T : MI->tokens())
+        if (const IdentifierInfo *II = T.getIdentifierInfo())
+          own(II->getName(), /*Tested=*/true);
   }
-  void If(SourceLocation, SourceRange, ConditionValueKind) override {
+  void If(SourceLocation, SourceRange Condition, ConditionValueKind) override {
     if (inOwnFile())
-      close();
+      ownCondition(Condition);
   }
-  void Elif(SourceLocation, SourceRange, ConditionValueKind,
+  void Elif(SourceLocation, SourceRange Condition, ConditionValueKind,
             SourceLocation) override {
     if (inOwnFile())
-      close();
-  }
-  void Else(SourceLocation, SourceLocation) override {
-    if (inOwnFile())
-      close();
+      ownCondition(Condition);
   }
   void MacroUndefined(const Token &Name, const MacroDefinition &MD,
                       const MacroDirective *) override {
     if (Probing && !Probing->Done && MD)
       Probing->DefinedBefore.try_emplace(Name.getIdentifierInfo()->getName(),
                                          true);
-    // Undefining a macro that is not defined (`#undef slots` before the
-    // LibTorch include, for Qt) changes nothing.
-    if (inOwnFile() && MD)
-      close();
+    // `#undef slots` before the LibTorch include (for Qt), defined or not.
+    if (inOwnFile())
+      own(Name.getIdentifierInfo()->getName(), /*Tested=*/false);
+    else
+      libraryChanges(Name);
   }
   void PragmaDirective(SourceLocation Loc, PragmaIntroducerKind) override {
     if (!inOwnFile())
@@ -287,6 +351,63 @@ private:
   };
   bool inOwnFile() const { return !Stack.empty() && Stack.back().Own; }
   void close() { S.Open = false; }
+  void own(StringRef Name, bool Tested) {
+    if (S.Open)
+      S.OwnMacros.push_back(
+          {Name.str(), Tested, S.Entries.size(), S.LibraryLog.size()});
+  }
+  void libraryChanges(const Token &Name) {
+    if (S.Open && !S.FullLex)
+      S.LastLibraryChange[Name.getIdentifierInfo()->getName()] =
+          S.LibraryLog.size();
+  }
+  /// The macros an own #if or #elif reads: every identifier it spells
+  /// (those it expands also come through MacroExpands).
+  void ownCondition(SourceRange Condition) {
+    StringRef Text = Lexer::getSourceText(
+        CharSourceRange::getTokenRange(Condition), SM, LangOpts);
+    static const llvm::StringSet<> Operators = {"defined",
+                                                "__has_include",
+                                                "__has_include_next",
+                                                "__has_feature",
+                                                "__has_extension",
+                                                "__has_builtin",
+                                                "__has_attribute",
+                                                "__has_cpp_attribute",
+                                                "__has_c_attribute",
+                                                "__has_warning",
+                                                "__is_identifier",
+                                                "true",
+                                                "false"};
+    for (size_t I = 0; I < Text.size();) {
+      size_t J = I + 1;
+      if (isAsciiIdentifierStart(Text[I])) {
+        while (J < Text.size() && isAsciiIdentifierContinue(Text[J]))
+          ++J;
+        if (!Operators.contains(Text.slice(I, J)))
+          own(Text.slice(I, J), /*Tested=*/true);
+      } else if (isDigit(Text[I])) {
+        while (J < Text.size() && isAsciiIdentifierContinue(Text[J]))
+          ++J;
+      }
+      I = J;
+    }
+  }
+  /// True when \p Loc, in one of the unit's own files, is on the line of an
+  /// #if or #elif.
+  bool onConditionLine(SourceLocation Loc) const {
+    Loc = SM.getExpansionLoc(Loc);
+    auto [File, Offset] = SM.getDecomposedLoc(Loc);
+    StringRef Buffer = SM.getBufferData(File);
+    size_t Start = Buffer.rfind('\n', Offset);
+    StringRef Line =
+        Buffer.substr(Start == StringRef::npos ? 0 : Start + 1).ltrim(" \t");
+    if (!Line.consume_front("#"))
+      return false;
+    Line = Line.ltrim(" \t");
+    return (Line.consume_front("if") || Line.consume_front("elif")) &&
+           (Line.empty() || !isAsciiIdentifierContinue(Line.front()));
+  }
   void testsGuard(const Token &Name) {
     if (Guards.contains(Name.getIdentifierInfo()->getName()))
       S.Rejected = true;
@@ -294,6 +415,7 @@ private:
 
   ScanState &S;
   SourceManager &SM;
+  const LangOptions &LangOpts;
   std::vector<Frame> Stack;
   llvm::StringSet<> Guards, Seen;
   int NextEntry = -1;
@@ -314,6 +436,7 @@ protected:
     do
       PP.Lex(Tok);
     while (Tok.isNot(tok::eof) && S.Open && !Rec->isOwnCode(Tok));
+    endBeforeOwnMacroConflicts();
     // The unit's own includes of these headers must then do nothing; those
     // after the leading part are the unit's business.
     HeaderSearch &HS = PP.getHeaderSearchInfo();
@@ -350,6 +473,33 @@ protected:
   }
 
 private:
+  /// The unit's own macros before or between its leading includes are
+  /// processed after the shared header instead of among its headers. That
+  /// changes nothing when no header read after a macro is defined,
+  /// undefined or tested there names it, and no header read after a test
+  /// changes the macro tested. The leading part ends before the first that
+  /// fails this.
+  void endBeforeOwnMacroConflicts() {
+    size_t End = S.Entries.size();
+    for (const ScanState::OwnMacro &M : S.OwnMacros) {
+      if (M.Entries >= End)
+        continue;
+      bool Conflict;
+      if (M.Tested) {
+        auto It = S.LastLibraryChange.find(M.Name);
+        Conflict = It != S.LastLibraryChange.end() && It->second > M.Log;
+      } else {
+        Conflict = llvm::any_of(llvm::ArrayRef(S.LibraryLog).drop_front(M.Log),
+                                [&](const std::string &F) {
+                                  return identifiersOf(F).contains(M.Name);
+                                });
+      }
+      if (Conflict)
+        End = M.Entries;
+    }
+    S.Entries.resize(End);
+  }
+
   ScanState &S;
 };
 

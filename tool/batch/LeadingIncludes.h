@@ -4,12 +4,21 @@
 // include before anything of its own, and which files do they read under its
 // flags? "Before anything of its own" follows the unit's first includes into
 // its own headers: `#include "detector.h"` whose first line includes
-// <torch/torch.h> starts the unit with <torch/torch.h>. Only include guards,
-// `#pragma once`, comments and includes may come first.
+// <torch/torch.h> starts the unit with <torch/torch.h>. Before and between
+// those includes the unit's own files may hold include guards, `#pragma
+// once`, comments, conditionals (#if, #ifdef, ... #endif) and macros it
+// defines or undefines; any code, pragma or computed include ends the
+// leading part.
 //
 // Such a unit is unchanged by a precompiled header of those includes put in
 // front of it: the headers are read in the same order with the same macros,
 // and the unit's own includes of them then do nothing (each is guarded).
+// Its own macros and conditionals are then processed after the headers
+// instead of among them, which changes nothing as long as no header read
+// after an own #define or #undef names that macro (any word of the file),
+// and no header read after an own test defines or undefines a macro it
+// reads; the leading part ends before the first that does (`#define
+// NDEBUG`, `#ifndef C10_MACROS_MACROS_H_`).
 // Two units can share that header when the includes and the files they read
 // are the same; SharedPreamble.h groups them. The files of library headers
 // are read as dependency directives only (as clang-scan-deps does), so a scan

@@ -1,4 +1,6 @@
-// A macro before the torch include: this unit parses its own preamble.
+// A macro before the torch include that no LibTorch header names: it is
+// defined after the shared header instead of before its headers, which
+// changes nothing, so this unit shares.
 #define TORCH_TIDY_TEST_MACRO 1
 #include <torch/torch.h>
 #include <vector>
