@@ -14,6 +14,7 @@
 #include "clang/Lex/PPCallbacks.h"
 #include "clang/Lex/Preprocessor.h"
 #include "llvm/ADT/DenseSet.h"
+#include "llvm/ADT/STLFunctionalExtras.h"
 #include "llvm/ADT/StringMap.h"
 #include "llvm/ADT/StringSet.h"
 #include "llvm/Support/MemoryBuffer.h"
@@ -61,6 +62,22 @@ const Minimized &minimized(FileEntryRef File, FileManager &FM) {
   return *It->second;
 }
 
+/// Calls \p Each with every identifier \p Text spells (a number with its
+/// suffix, such as 10ULL, is no identifier).
+void forEachIdentifier(StringRef Text,
+                       llvm::function_ref<void(StringRef)> Each) {
+  for (size_t I = 0; I < Text.size();) {
+    size_t J = I + 1;
+    if (isAsciiIdentifierStart(Text[I]) || isDigit(Text[I])) {
+      while (J < Text.size() && isAsciiIdentifierContinue(Text[J]))
+        ++J;
+      if (!isDigit(Text[I]))
+        Each(Text.slice(I, J));
+    }
+    I = J;
+  }
+}
+
 /// The identifiers a library file spells anywhere (code, directives,
 /// comments): a superset of the macros it can test or expand.
 std::mutex IdentifierLock;
@@ -74,26 +91,9 @@ const llvm::StringSet<> &identifiersOf(StringRef Path) {
       return *It->second;
   }
   auto Ids = std::make_unique<llvm::StringSet<>>();
-  if (auto Buf = llvm::MemoryBuffer::getFile(Path)) {
-    StringRef Text = (*Buf)->getBuffer();
-    for (size_t I = 0; I < Text.size();) {
-      char C = Text[I];
-      if (!isAsciiIdentifierStart(C)) {
-        // Skip a number with its suffix as one word (0x1F, 10ULL).
-        size_t J = I + 1;
-        if (isDigit(C))
-          while (J < Text.size() && isAsciiIdentifierContinue(Text[J]))
-            ++J;
-        I = J;
-        continue;
-      }
-      size_t J = I + 1;
-      while (J < Text.size() && isAsciiIdentifierContinue(Text[J]))
-        ++J;
-      Ids->insert(Text.slice(I, J));
-      I = J;
-    }
-  }
+  if (auto Buf = llvm::MemoryBuffer::getFile(Path))
+    forEachIdentifier((*Buf)->getBuffer(),
+                      [&](StringRef Id) { Ids->insert(Id); });
   std::lock_guard<std::mutex> L(IdentifierLock);
   auto [It, New] = FileIdentifiers.try_emplace(Path, std::move(Ids));
   return *It->second;
@@ -379,19 +379,10 @@ private:
                                                 "__is_identifier",
                                                 "true",
                                                 "false"};
-    for (size_t I = 0; I < Text.size();) {
-      size_t J = I + 1;
-      if (isAsciiIdentifierStart(Text[I])) {
-        while (J < Text.size() && isAsciiIdentifierContinue(Text[J]))
-          ++J;
-        if (!Operators.contains(Text.slice(I, J)))
-          own(Text.slice(I, J), /*Tested=*/true);
-      } else if (isDigit(Text[I])) {
-        while (J < Text.size() && isAsciiIdentifierContinue(Text[J]))
-          ++J;
-      }
-      I = J;
-    }
+    forEachIdentifier(Text, [&](StringRef Id) {
+      if (!Operators.contains(Id))
+        own(Id, /*Tested=*/true);
+    });
   }
   /// True when \p Loc, in one of the unit's own files, is on the line of an
   /// #if or #elif.
