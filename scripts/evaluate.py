@@ -467,7 +467,6 @@ def main():
     if page is None and not args.database_only:
         fail("--set %s is not labelled: use it with --database-only"
              % args.set)
-    args.out = args.out or os.path.join(ROOT, "docs", page or "")
     repos = read_tsv(os.path.join(eval_dir, "repos.tsv"))
     labels = read_tsv(os.path.join(eval_dir, "labels.tsv"))
     if not os.access(args.torch_tidy, os.X_OK):
@@ -480,6 +479,7 @@ def main():
         n = compile_database(repos, trees, args.work, cuda)
         print("wrote %s/compile_commands.json (%d units)" % (args.work, n))
         return
+    args.out = args.out or os.path.join(ROOT, "docs", page)
     if args.rescore:
         with open(os.path.join(args.work, "report.json")) as f:
             report = json.load(f)

@@ -161,7 +161,8 @@ private:
 };
 
 /// Follows the leading part of the unit: its own files may hold include
-/// guards, `#pragma once`, and includes; anything else ends it.
+/// guards, `#pragma once`, includes, conditionals and macros (the last two
+/// recorded for endBeforeOwnMacroConflicts); anything else ends it.
 class Recorder : public PPCallbacks {
 public:
   Recorder(ScanState &S, Preprocessor &PP)
@@ -208,14 +209,13 @@ public:
     Fr.Entry =
         NextEntry >= 0 ? NextEntry : (Stack.empty() ? -1 : Stack.back().Entry);
     NextEntry = -1;
+    StringRef Path = FE ? realPath(*FE) : StringRef();
     if (FE && !Fr.Own && S.Open)
-      S.LibraryLog.push_back(realPath(*FE).str());
+      S.LibraryLog.push_back(Path.str());
+    // Entries past the end were cut by endBeforeOwnMacroConflicts.
     if (Fr.Entry >= 0 && static_cast<size_t>(Fr.Entry) < S.Entries.size() &&
-        FE) {
-      StringRef Path = realPath(*FE);
-      if (Seen.insert(Path).second)
-        S.Entries[Fr.Entry].Files.push_back(Path.str());
-    }
+        FE && Seen.insert(Path).second)
+      S.Entries[Fr.Entry].Files.push_back(Path.str());
     Stack.push_back(Fr);
   }
 
