@@ -43,6 +43,14 @@ void CreateThenMoveCheck::registerMatchers(MatchFinder *Finder) {
                                   hasBody(forEachDescendant(Move.bind("move"))))
                          .bind("fn"),
                      this);
+  // A member created in a constructor's initializer list.
+  Finder->addMatcher(
+      cxxConstructorDecl(isDefinition(), unless(libtorch::isLibraryCode()),
+                         forEachConstructorInitializer(cxxCtorInitializer(
+                             withInitializer(forEachDescendant(
+                                 Move.bind("move"))))))
+          .bind("fn"),
+      this);
 }
 
 /// Factories that allocate and fill new memory: not torch::tensor(data) or
@@ -112,16 +120,41 @@ static bool keepsDevice(const CXXMemberCallExpr *MC) {
       Name);
 }
 
-/// The factory call \p E is, through views and dtype conversions
-/// (`torch::eye(4).unsqueeze(0)`, `torch::arange(n).to(torch::kLong)`).
-static const CallExpr *factoryUnder(const Expr *E) {
+/// True for a free function that returns a tensor on its first argument's
+/// device, with that argument's shape (`torch::triu(x, 1)`).
+static bool keepsDevice(const CallExpr *Call) {
+  const FunctionDecl *FD = Call->getDirectCallee();
+  return FD && FD->getIdentifier() && Call->getNumArgs() > 0 &&
+         libtorch::isLibTorchDecl(FD) &&
+         llvm::is_contained({"triu", "tril", "flip", "roll", "clone",
+                             "contiguous", "transpose", "unsqueeze", "squeeze",
+                             "reshape"},
+                            FD->getName());
+}
+
+/// \p E without the views, dtype conversions and device-keeping functions
+/// around it (`torch::triu(x, 1).unsqueeze(0)` -> `x`).
+static const Expr *underDeviceKeepingCalls(const Expr *E) {
   E = ast::stripImplicit(E);
-  while (const auto *MC = dyn_cast<CXXMemberCallExpr>(E)) {
-    if (!keepsDevice(MC))
-      return nullptr;
-    E = ast::stripImplicit(MC->getImplicitObjectArgument());
+  while (true) {
+    if (const auto *MC = dyn_cast<CXXMemberCallExpr>(E)) {
+      if (!keepsDevice(MC))
+        return E;
+      E = ast::stripImplicit(MC->getImplicitObjectArgument());
+    } else if (const auto *Call = dyn_cast<CallExpr>(E);
+               Call && !isa<CXXOperatorCallExpr>(Call) && keepsDevice(Call)) {
+      E = ast::stripImplicit(Call->getArg(0));
+    } else {
+      return E;
+    }
   }
-  const auto *Call = dyn_cast<CallExpr>(E);
+}
+
+/// The factory call \p E is, through views, dtype conversions and
+/// device-keeping functions (`torch::eye(4).unsqueeze(0)`,
+/// `torch::triu(torch::ones({n, n}), 1)`).
+static const CallExpr *factoryUnder(const Expr *E) {
+  const auto *Call = dyn_cast<CallExpr>(underDeviceKeepingCalls(E));
   return Call && !isa<CXXMemberCallExpr, CXXOperatorCallExpr>(Call) ? Call
                                                                     : nullptr;
 }
@@ -136,16 +169,48 @@ static const ValueDecl *storageOf(const Expr *E) {
   return ast::thisField(E);
 }
 
-/// The factory that set the variable \p Move converts, in the statement
-/// right before the conversion's: `x = torch::zeros(..);` (or its
-/// declaration) then `x = x.cuda();`, alone or under an `if`. The variable
-/// is a local or a member of `*this`.
+/// True if \p S names the local \p V anywhere.
+static bool mentions(const Stmt *S, const ValueDecl *V) {
+  if (!S)
+    return false;
+  if (const auto *Ref = dyn_cast<DeclRefExpr>(S); Ref && Ref->getDecl() == V)
+    return true;
+  return llvm::any_of(S->children(),
+                      [&](const Stmt *C) { return mentions(C, V); });
+}
+
+/// True if \p Move is reached from \p S through expressions only: it runs
+/// exactly once when \p S does (no loop or branch of \p S around it).
+static bool runsOnceIn(const Stmt *S, const Expr *Move) {
+  if (S == Move)
+    return true;
+  if (!isa<Expr, ReturnStmt, DeclStmt>(S) ||
+      isa<LambdaExpr, AbstractConditionalOperator>(S))
+    return false;
+  if (const auto *BO = dyn_cast<BinaryOperator>(S); BO && BO->isLogicalOp())
+    return false;
+  return llvm::any_of(S->children(), [&](const Stmt *C) {
+    return C && runsOnceIn(C, Move);
+  });
+}
+
+/// The factory that set the variable \p Move converts, in the statements
+/// before the conversion's:
+///   - `x = torch::zeros(..);` (or its declaration) then `x = x.cuda();`,
+///     alone or under an `if`, in the next statement; `x` is a local or a
+///     member of `*this`;
+///   - for a local that the conversion's statement reads last
+///     (`return x.to(device);`, `auto y = x.to(device);`), its declaration
+///     may sit further up: statements between may reshape it (`x =
+///     x.unsqueeze(0);`) or not name it.
 static const CallExpr *factoryBefore(const CXXMemberCallExpr *Move,
                                      const Stmt *Body) {
-  const ValueDecl *V = storageOf(Move->getImplicitObjectArgument());
+  const ValueDecl *V =
+      storageOf(underDeviceKeepingCalls(Move->getImplicitObjectArgument()));
   if (!V)
     return nullptr;
-  // `V = <Move>`, or the factory call assigned to V, in \p S.
+  const bool Local = isa<VarDecl>(V);
+  // `V = <E>`: E, in \p S.
   auto AssignedTo = [&](const Stmt *S) -> const Expr * {
     const auto *OC = dyn_cast_or_null<CXXOperatorCallExpr>(
         S ? ast::stripImplicit(dyn_cast<Expr>(S)) : nullptr);
@@ -174,16 +239,51 @@ static const CallExpr *factoryBefore(const CXXMemberCallExpr *Move,
     return Value ? factoryUnder(ast::stripCopiesAndConversions(Value))
                  : nullptr;
   };
+  // `V = V.unsqueeze(0);`: keeps V's device.
+  auto Reshapes = [&](const Stmt *S) {
+    const Expr *Value = AssignedTo(S);
+    return Value && Value != Move &&
+           storageOf(underDeviceKeepingCalls(
+               ast::stripCopiesAndConversions(Value))) == V;
+  };
+  // The factory above the statement \p It of \p CS.
+  auto FactoryAbove = [&](const CompoundStmt *CS,
+                          CompoundStmt::const_body_iterator It,
+                          bool Far) -> const CallExpr * {
+    while (It != CS->body_begin()) {
+      --It;
+      if (const auto *DS = dyn_cast<DeclStmt>(*It);
+          DS && DS->isSingleDecl() && DS->getSingleDecl() == V)
+        return FactoryOf(DS);
+      // Far up, only V's declaration: no alias of V is older.
+      if (!Far || isa<DeclStmt>(*It))
+        if (const CallExpr *F = FactoryOf(*It))
+          return F;
+      if (!Far || !(Reshapes(*It) || !mentions(*It, V)))
+        return nullptr;
+    }
+    return nullptr;
+  };
   const CallExpr *Found = nullptr;
   std::function<void(const Stmt *)> Search = [&](const Stmt *S) {
     if (!S || Found || isa<LambdaExpr>(S))
       return;
     if (const auto *CS = dyn_cast<CompoundStmt>(S))
-      for (auto It = CS->body_begin(); It != CS->body_end(); ++It)
-        if (It != CS->body_begin() && IsTheMove(*It)) {
-          Found = FactoryOf(*std::prev(It));
+      for (auto It = CS->body_begin(); It != CS->body_end(); ++It) {
+        if (IsTheMove(*It)) {
+          Found = FactoryAbove(CS, It, /*Far=*/false);
           return;
         }
+        if (Local && runsOnceIn(*It, Move) &&
+            (isa<ReturnStmt>(*It) ||
+             std::none_of(std::next(It), CS->body_end(),
+                          [&](const Stmt *After) {
+                            return mentions(After, V);
+                          }))) {
+          Found = FactoryAbove(CS, It, /*Far=*/true);
+          return;
+        }
+      }
     for (const Stmt *Child : S->children())
       Search(Child);
   };

@@ -481,7 +481,10 @@ DeviceFlowBuilder::moduleCallFact(const Expr *Call, const Expr *Module,
     return Tensors.empty() ? DeviceFact::unknown()
                            : common(Tensors, /*Broadcast=*/false);
   DeviceFact M = get(Module);
-  if (M.Device.isKnown() && M.Device.kind() != DeviceValue::Unspecified)
+  // Inherited: moved to a parameter's device on one path, to the CPU on
+  // another.
+  if ((M.Device.isKnown() || M.Device.kind() == DeviceValue::Inherited) &&
+      M.Device.kind() != DeviceValue::Unspecified)
     return {M.Device, {}, Origin(Origin::ModuleOutput, Call)};
   return DeviceFact::unknown();
 }

@@ -11,6 +11,17 @@ DeviceValue DeviceValue::join(const DeviceValue &A, const DeviceValue &B) {
   if (A.Kind == CUDA && B.Kind == CUDA)
     return cuda(A.Index == B.Index ? A.Index : -1,
                 A.IfAvailable && B.IfAvailable);
+  // The parameter whose device \p V is or inherits, or null.
+  auto Parameter = [](const DeviceValue &V) -> const clang::Decl * {
+    if (V.Kind == OnDevice)
+      return dyn_cast_or_null<ParmVarDecl>(V.Decl);
+    return V.Kind == Inherited ? dyn_cast_or_null<ParmVarDecl>(V.Root)
+                               : nullptr;
+  };
+  const clang::Decl *PA = Parameter(A), *PB = Parameter(B);
+  if ((PA && (PA == PB || B.Kind == CPU)) || (PB && A.Kind == CPU))
+    return inherited(PA ? PA : PB, A.Kind == CPU || B.Kind == CPU ||
+                                       A.OrCPU || B.OrCPU);
   return unknown();
 }
 

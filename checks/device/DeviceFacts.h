@@ -32,8 +32,9 @@ public:
     /// The device of the module whose forward() is being analysed.
     ModuleDevice,
     /// Not known here: whatever the callers pass as parameter Decl (a
-    /// ParmVarDecl), or whatever function Decl returns (a FunctionDecl).
-    /// CallerDevices.h answers it from the rest of the program.
+    /// ParmVarDecl), or whatever function Decl returns (a FunctionDecl);
+    /// with OrCPU, that or the CPU (`x.to(device)` on one path, `x.cpu()`
+    /// on another). CallerDevices.h answers it from the rest of the program.
     Inherited,
     Unknown,
   };
@@ -55,9 +56,11 @@ public:
     return V;
   }
   static DeviceValue moduleDevice() { return DeviceValue(ModuleDevice); }
-  static DeviceValue inherited(const Decl *ParamOrFunction) {
+  static DeviceValue inherited(const Decl *ParamOrFunction,
+                               bool OrCPU = false) {
     DeviceValue V(Inherited);
     V.Root = ParamOrFunction;
+    V.OrCPU = OrCPU;
     return V;
   }
 
@@ -67,6 +70,8 @@ public:
   const ValueDecl *decl() const { return Decl; }
   /// For Inherited: the parameter or the function.
   const clang::Decl *root() const { return Root; }
+  /// For Inherited: the CPU on some paths.
+  bool orCPU() const { return OrCPU; }
 
   bool isBottom() const { return Kind == Bottom; }
   bool isKnown() const {
@@ -82,7 +87,9 @@ public:
   }
 
   /// Least upper bound. CUDA devices with different indices join to CUDA
-  /// with no index; any other difference joins to Unknown.
+  /// with no index. The device held by a parameter (OnDevice) or inherited
+  /// from one joins with the CPU and with itself to Inherited OrCPU. Any
+  /// other difference joins to Unknown.
   static DeviceValue join(const DeviceValue &A, const DeviceValue &B);
 
   /// "the CPU", "CUDA", "CUDA device 1", "the GPU when one is available",
@@ -94,7 +101,7 @@ public:
   friend bool operator==(const DeviceValue &A, const DeviceValue &B) {
     return A.Kind == B.Kind && A.Index == B.Index &&
            A.IfAvailable == B.IfAvailable && A.Decl == B.Decl &&
-           A.Root == B.Root;
+           A.Root == B.Root && A.OrCPU == B.OrCPU;
   }
   friend bool operator!=(const DeviceValue &A, const DeviceValue &B) {
     return !(A == B);
@@ -105,6 +112,7 @@ private:
   KindTy Kind = Bottom;
   signed char Index = -1;
   bool IfAvailable = false;
+  bool OrCPU = false;
   const ValueDecl *Decl = nullptr;
   const clang::Decl *Root = nullptr;
 };

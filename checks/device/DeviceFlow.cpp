@@ -173,7 +173,7 @@ void DeviceFlowBuilder::run() {
   CFG::BuildOptions Opts;
   Opts.AddImplicitDtors = false;
   Opts.AddTemporaryDtors = false;
-  Opts.AddInitializers = false;
+  Opts.AddInitializers = true; // a constructor's member initializers
   Opts.AddLifetime = false;
   Opts.AddScopes = false;
   Opts.setAllAlwaysAdd(); // every subexpression is an element

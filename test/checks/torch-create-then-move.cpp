@@ -173,6 +173,57 @@ struct Buffers {
   void toGpu() { x = x.cuda(); }
 };
 
+// A mask built on the CPU, reshaped, and moved when it is returned: the
+// declaration may sit statements above the move (no fix: a note at the
+// factory). A member created in a constructor's initializer list.
+struct Decoder {
+  torch::Device device_;
+  torch::Tensor store;
+  explicit Decoder(torch::Device device)
+      : device_(device), store(torch::empty({100, 512}).cuda()) {}
+  // CHECK-MESSAGES: :[[@LINE-1]]:57: warning: 'torch::empty' allocates this tensor on the CPU, then 'cuda' copies it to CUDA; pass torch::device(torch::kCUDA) to the factory to create it there
+  // CHECK-FIXES: : device_(device), store(torch::empty({100, 512}, torch::device(torch::kCUDA))) {}
+  torch::Tensor subsequentMask(const torch::Tensor &seq) {
+    int64_t batch = seq.size(0), len = seq.size(1);
+    torch::Tensor mask = torch::triu(torch::ones({len, len}, torch::kInt32), 1);
+    mask = mask.unsqueeze(0).expand({batch, -1, -1});
+    return mask.to(torch::kBool).to(device_);
+    // CHECK-MESSAGES: :[[@LINE-1]]:34: warning: 'torch::ones' allocates and fills this tensor on the CPU, then 'to' copies it to 'device_'; pass torch::device(device_) to the factory to create it there
+    // CHECK-MESSAGES: :[[@LINE-4]]:38: note: the tensor is created here
+  }
+  torch::Tensor later(torch::Device device, int64_t n) {
+    auto ramp = torch::arange(n);
+    int64_t half = n / 2;
+    auto moved = ramp.to(device);
+    // CHECK-MESSAGES: :[[@LINE-1]]:23: warning: 'torch::arange' allocates
+    // CHECK-MESSAGES: :[[@LINE-4]]:17: note: the tensor is created here
+    return moved * half;
+  }
+  // Near misses: the CPU tensor is read after the move, changed between,
+  // moved only on one side of a condition, or in a loop.
+  torch::Tensor readAfter(torch::Device device, int64_t n) {
+    auto ramp = torch::arange(n);
+    auto moved = ramp.to(device);
+    return moved + ramp.sum();
+  }
+  torch::Tensor changedBetween(torch::Device device, int64_t n) {
+    auto ramp = torch::arange(n);
+    ramp[0] = 7;
+    return ramp.to(device);
+  }
+  torch::Tensor oneSide(torch::Device device, int64_t n, bool gpu) {
+    auto ramp = torch::arange(n);
+    return gpu ? ramp.to(device) : ramp;
+  }
+  torch::Tensor inLoop(torch::Device device, int64_t n) {
+    auto ramp = torch::arange(n);
+    torch::Tensor sum = torch::zeros({n}, torch::device(device));
+    for (int i = 0; i < 3; ++i)
+      sum += ramp.to(device);
+    return sum;
+  }
+};
+
 // Near misses.
 void nearMisses(torch::Device device, std::vector<float> &host, float *raw,
                 torch::Tensor x) {

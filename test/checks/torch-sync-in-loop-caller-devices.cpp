@@ -238,12 +238,53 @@ float train_maybe_gpu(torch::nn::Linear model, std::vector<torch::Tensor> data,
   }
   return total;
 }
+// The model goes to the CPU to be saved after each epoch and back to the
+// device for the next: on the device or the CPU, both the CPU here.
+float train_save_each_epoch(torch::nn::Linear model,
+                            std::vector<torch::Tensor> data,
+                            torch::Device device, int epochs) {
+  model->to(device);
+  float total = 0;
+  for (int epoch = 0; epoch < epochs; ++epoch) {
+    for (auto &x : data) {
+      auto loss = (model->forward(x.to(device)) - x.to(device)).mean();
+      loss.backward();
+      total += loss.item<float>();
+    }
+    model->to(torch::kCPU);
+    torch::save(model, "model.pt");
+    if (epoch + 1 != epochs)
+      model->to(device);
+  }
+  return total;
+}
+float train_save_each_epoch_gpu(torch::nn::Linear model,
+                                std::vector<torch::Tensor> data,
+                                torch::Device device, int epochs) {
+  model->to(device);
+  float total = 0;
+  for (int epoch = 0; epoch < epochs; ++epoch) {
+    for (auto &x : data) {
+      auto loss = (model->forward(x.to(device)) - x.to(device)).mean();
+      loss.backward();
+      total += loss.item<float>();
+      // CHECK-MESSAGES: :[[@LINE-1]]:21: warning: 'Tensor::item' makes the host wait for the device on every iteration of this training loop
+      // CHECK-MESSAGES: :[[@LINE-3]]:12: note: this loop runs a training step
+    }
+    model->to(torch::kCPU);
+    if (epoch + 1 != epochs)
+      model->to(device);
+  }
+  return total;
+}
 void run_both(torch::nn::Linear model, std::vector<torch::Tensor> data) {
   auto device = torch::kCPU;
   if (torch::cuda::is_available())
     device = torch::kCUDA;
   device = torch::kCPU;
   train_forced_cpu(model, data, device);
+  train_save_each_epoch(model, data, device, 10);
+  train_save_each_epoch_gpu(model, data, torch::kCUDA, 10);
   train_maybe_gpu(model, data, torch::kCPU);
   train_maybe_gpu(model, data,
                   torch::cuda::is_available() ? torch::kCUDA : torch::kCPU);
