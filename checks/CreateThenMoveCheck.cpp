@@ -45,10 +45,10 @@ void CreateThenMoveCheck::registerMatchers(MatchFinder *Finder) {
                      this);
   // A member created in a constructor's initializer list.
   Finder->addMatcher(
-      cxxConstructorDecl(isDefinition(), unless(libtorch::isLibraryCode()),
-                         forEachConstructorInitializer(cxxCtorInitializer(
-                             withInitializer(forEachDescendant(
-                                 Move.bind("move"))))))
+      cxxConstructorDecl(
+          isDefinition(), unless(libtorch::isLibraryCode()),
+          forEachConstructorInitializer(cxxCtorInitializer(
+              withInitializer(forEachDescendant(Move.bind("move"))))))
           .bind("fn"),
       this);
 }
@@ -189,9 +189,8 @@ static bool runsOnceIn(const Stmt *S, const Expr *Move) {
     return false;
   if (const auto *BO = dyn_cast<BinaryOperator>(S); BO && BO->isLogicalOp())
     return false;
-  return llvm::any_of(S->children(), [&](const Stmt *C) {
-    return C && runsOnceIn(C, Move);
-  });
+  return llvm::any_of(S->children(),
+                      [&](const Stmt *C) { return C && runsOnceIn(C, Move); });
 }
 
 /// The factory that set the variable \p Move converts, in the statements
@@ -275,11 +274,10 @@ static const CallExpr *factoryBefore(const CXXMemberCallExpr *Move,
           return;
         }
         if (Local && runsOnceIn(*It, Move) &&
-            (isa<ReturnStmt>(*It) ||
-             std::none_of(std::next(It), CS->body_end(),
-                          [&](const Stmt *After) {
-                            return mentions(After, V);
-                          }))) {
+            (isa<ReturnStmt>(*It) || std::none_of(std::next(It), CS->body_end(),
+                                                  [&](const Stmt *After) {
+                                                    return mentions(After, V);
+                                                  }))) {
           Found = FactoryAbove(CS, It, /*Far=*/true);
           return;
         }
@@ -426,7 +424,11 @@ void CreateThenMoveCheck::check(const MatchFinder::MatchResult &Result) {
     return;
   device::DeviceFact Created = Flow->factOf(Factory);
   DeviceValue Target = Flow->conversionTarget(Move);
-  if (!Created.Device.isCPU() || Created.From.Kind != device::Origin::Factory ||
+  // Also a factory told to allocate on the CPU (`.device(torch::kCPU)`):
+  // the move still copies what could have been created there.
+  const bool ToldCPU = Created.From.Kind == device::Origin::FactoryWithDevice;
+  if (!Created.Device.isCPU() ||
+      (Created.From.Kind != device::Origin::Factory && !ToldCPU) ||
       Target.isCPU())
     return;
   const Expr *OtherOptions = tensorOptionsArgument(Move);
@@ -451,7 +453,7 @@ void CreateThenMoveCheck::check(const MatchFinder::MatchResult &Result) {
   const NoFix Why = whyNoFix(InMacro, Fn);
   std::vector<FixItHint> Edits;
   if (Why == NoFix::Fixable && !(DeviceText.empty() && OptionsText.empty()) &&
-      !InStatementBefore)
+      !InStatementBefore && !ToldCPU)
     Edits = fixes(Factory, Move, DeviceText, OptionsText, SM, LO);
   std::string Instead = !OptionsText.empty() ? "'" + OptionsText + "'"
                         : DeviceText.empty()

@@ -321,6 +321,31 @@ static bool isSimpleName(const Expr *E) {
 // Reports
 // ===--------------------------------------------------------------------===//
 
+/// True for a tensor made by a factory given a literal size of zero
+/// (`torch::empty(0)`, `torch::zeros({0})`): no elements, a "none" marker
+/// that a module's forward() tests (`valid_lens.numel() == 0`), not an input
+/// it computes with.
+static bool isEmptyMarker(const DeviceFact &F) {
+  const auto *Factory = dyn_cast_or_null<CallExpr>(F.From.Where);
+  if (F.From.Kind != Origin::Factory || !Factory || Factory->getNumArgs() == 0)
+    return false;
+  // The size, through an IntArrayRef made from `{0}`.
+  const Expr *Size = Factory->getArg(0);
+  while (Size) {
+    Size = Size->IgnoreImplicit();
+    if (const auto *CE = dyn_cast<CXXConstructExpr>(Size))
+      Size = CE->getNumArgs() == 1 ? CE->getArg(0) : nullptr;
+    else if (const auto *IL = dyn_cast<CXXStdInitializerListExpr>(Size))
+      Size = IL->getSubExpr();
+    else if (const auto *List = dyn_cast<InitListExpr>(Size))
+      Size = List->getNumInits() == 1 ? List->getInit(0) : nullptr;
+    else
+      break;
+  }
+  const auto *Zero = dyn_cast_or_null<IntegerLiteral>(Size);
+  return Zero && Zero->getValue() == 0;
+}
+
 void DeviceMismatchCheck::checkOp(
     const Op &O, const DeviceFlow &Flow, const FunctionDecl *Fn,
     ASTContext &Ctx, const llvm::DenseMap<const VarDecl *, unsigned> &Uses) {
@@ -340,7 +365,8 @@ void DeviceMismatchCheck::checkOp(
       if (!libtorch::moduleHasParameters(Class))
         return;
       for (unsigned I = 0; I < Facts.size(); ++I)
-        if ((M.Device.isDeviceSide() && IsHostTensor(Facts[I])) ||
+        if ((M.Device.isDeviceSide() && IsHostTensor(Facts[I]) &&
+             !isEmptyMarker(Facts[I])) ||
             (M.Device.isCPU() && Facts[I].Device.isDeviceSide()))
           return reportModuleCall(O, O.Operands[I], Facts[I], M, SM, LO);
       return;

@@ -408,7 +408,7 @@ struct SyncInLoopCheck::Walk {
       if (!Subject.empty() && !ReadsCPU && !TimingWait) {
         Check.report(E, Subject, Op, Marker, Ctx.getSourceManager(), nullptr,
                      Read);
-        device::deferToProgram(E->getExprLoc(), Read, Ctx);
+        device::deferToProgram(E->getExprLoc(), Read, Ctx, Marker.BySize);
       } else if (const CallExpr *Inside = hiddenSyncOf(E))
         Check.report(E, libtorch::syncSubject(cast<CallExpr>(E)), nullptr,
                      Marker, Ctx.getSourceManager(), Inside);

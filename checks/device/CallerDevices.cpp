@@ -402,7 +402,7 @@ findingPosition(SourceLocation Loc, const SourceManager &SM) {
 }
 
 void deferToProgram(SourceLocation Loc, const DeviceValue &Value,
-                    ASTContext &Ctx) {
+                    ASTContext &Ctx, bool SizeLoop) {
   const DeviceValue V = asInheritedParameter(Value);
   if (!exportsUnitFacts() || V.kind() != DeviceValue::Inherited)
     return;
@@ -413,7 +413,10 @@ void deferToProgram(SourceLocation Loc, const DeviceValue &Value,
   addFacts(
       true, V,
       [&](llvm::StringRef Value) {
-        return ProgramFacts::deferredFact(Pos->first, Pos->second, Value);
+        return SizeLoop
+                   ? ProgramFacts::sizeLoopDeferredFact(Pos->first, Pos->second,
+                                                        Value)
+                   : ProgramFacts::deferredFact(Pos->first, Pos->second, Value);
       },
       Index.Deferred);
 }

@@ -60,8 +60,11 @@ bool inheritsCPU(const DeviceValue &V, ASTContext &Ctx);
 bool exportsUnitFacts();
 
 /// In a batch worker: the finding at \p Loc stands only if \p V, an
-/// Inherited device, is not on the CPU in the whole program.
-void deferToProgram(SourceLocation Loc, const DeviceValue &V, ASTContext &Ctx);
+/// Inherited device, is not on the CPU in the whole program. \p SizeLoop:
+/// the finding is in a loop bounded by a tensor's size, and also needs some
+/// value to reach \p V.
+void deferToProgram(SourceLocation Loc, const DeviceValue &V, ASTContext &Ctx,
+                    bool SizeLoop = false);
 
 /// In a batch worker: appends the unit's facts (what its functions return,
 /// what its calls pass, the deferred findings) to the facts file.

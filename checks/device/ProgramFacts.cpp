@@ -31,6 +31,13 @@ std::string ProgramFacts::deferredFact(llvm::StringRef File, unsigned Offset,
       .str();
 }
 
+std::string ProgramFacts::sizeLoopDeferredFact(llvm::StringRef File,
+                                               unsigned Offset,
+                                               llvm::StringRef Value) {
+  return ("W\t" + File + "\t" + llvm::Twine(Offset) + "\t" + Value + "\n")
+      .str();
+}
+
 std::string ProgramFacts::guardOf(llvm::StringRef Fn) {
   return ("guard\t" + Fn).str();
 }
@@ -162,6 +169,8 @@ void ProgramFacts::add(llvm::StringRef Text) {
       Inflow[parameter(N, F[1])].push_back(Rest(3));
     else if (F[0] == "D" && F.size() >= 4 && !F[2].getAsInteger(10, N))
       Deferred[{F[1].str(), N}].push_back(Rest(3));
+    else if (F[0] == "W" && F.size() >= 4 && !F[2].getAsInteger(10, N))
+      SizeLoopDeferred[{F[1].str(), N}].push_back(Rest(3));
     else if (F[0] == "S" && F.size() >= 2)
       PerStep[Rest(1)] = true;
     else if (F[0] == "Q" && F.size() >= 4 && !F[2].getAsInteger(10, N))
@@ -236,6 +245,35 @@ bool ProgramFacts::onCPUEverywhere(llvm::StringRef File,
   return It != Deferred.end() &&
          llvm::all_of(It->second,
                       [&](const std::string &V) { return onCPU(V); });
+}
+
+bool ProgramFacts::reachedByNothing(llvm::StringRef Value) const {
+  llvm::SmallVector<llvm::StringRef, 8> Work{Value};
+  llvm::StringSet<> Seen;
+  Seen.insert(Value);
+  while (!Work.empty()) {
+    llvm::StringRef V = Work.pop_back_val();
+    auto It = Inflow.find(V);
+    if (It == Inflow.end()) {
+      if (!V.starts_with("param\t"))
+        return false;
+      continue;
+    }
+    for (const std::string &In : It->second)
+      if (Seen.insert(In).second)
+        Work.push_back(In);
+  }
+  return true;
+}
+
+bool ProgramFacts::noDeviceReaches(llvm::StringRef File,
+                                   unsigned Offset) const {
+  auto It = SizeLoopDeferred.find({File.str(), Offset});
+  return It != SizeLoopDeferred.end() &&
+         !Deferred.count({File.str(), Offset}) &&
+         llvm::all_of(It->second, [&](const std::string &V) {
+           return onCPU(V) || reachedByNothing(V);
+         });
 }
 
 bool ProgramFacts::provenByCallers(llvm::StringRef Value) const {

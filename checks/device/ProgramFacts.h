@@ -7,6 +7,9 @@
 //   A <fn> <i> <value>        a call of <fn> passes <value> as parameter <i>
 //   D <file> <offset> <value> the finding at <offset> stands only if <value>
 //                             is not on the CPU
+//   W <file> <offset> <value> the same, for a finding in a loop bounded by a
+//                             tensor's size: it also needs a value to reach
+//                             <value> (a helper no unit calls shows no device)
 // A value is "cpu", "other", "ret <fn>" (what <fn> returns) or
 // "param <i> <fn>" (what <fn>'s parameter <i> receives); <fn> is a function
 // key (CallerDevices.cpp), fields are separated by tabs. The driver joins
@@ -87,6 +90,8 @@ public:
                                   llvm::StringRef Value);
   static std::string deferredFact(llvm::StringRef File, unsigned Offset,
                                   llvm::StringRef Value);
+  static std::string sizeLoopDeferredFact(llvm::StringRef File, unsigned Offset,
+                                          llvm::StringRef Value);
 
   static std::string guardOf(llvm::StringRef Fn);
   static std::string proofOf(unsigned Index, llvm::StringRef Fn);
@@ -118,6 +123,12 @@ public:
   /// True when \p File (absolute) at \p Offset has deferred findings and
   /// every one of their values is on the CPU in the whole program.
   bool onCPUEverywhere(llvm::StringRef File, unsigned Offset) const;
+  /// True when \p File at \p Offset has W lines only, and every one of
+  /// their values is on the CPU or reached by nothing in the program.
+  bool noDeviceReaches(llvm::StringRef File, unsigned Offset) const;
+  /// True when no value reaches \p Value: only parameters that no unit
+  /// passes anything to.
+  bool reachedByNothing(llvm::StringRef Value) const;
   /// True when every value that reaches \p Value is "cpu", and one does.
   bool onCPU(llvm::StringRef Value) const;
   /// True when \p Check's finding in \p File at \p Offset was deferred to
@@ -144,6 +155,8 @@ private:
   /// "ret <fn>" or "param <i> <fn>" -> the values flowing into it.
   llvm::StringMap<std::vector<std::string>> Inflow;
   std::map<std::pair<std::string, unsigned>, std::vector<std::string>> Deferred;
+  std::map<std::pair<std::string, unsigned>, std::vector<std::string>>
+      SizeLoopDeferred;
   std::map<std::tuple<std::string, std::string, unsigned>,
            std::vector<std::string>>
       CallerDeferred;

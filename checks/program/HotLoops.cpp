@@ -324,6 +324,7 @@ static HotMarker perElementMarker(const Stmt *Loop) {
     return M;
   M.E = Read;
   M.Kind = HotMarkerKind::PerElement;
+  M.BySize = true;
   const Expr *Tensor = ast::stripImplicit(Read->getImplicitObjectArgument());
   if (const auto *Ref = dyn_cast_or_null<DeclRefExpr>(Tensor))
     M.Name = Ref->getDecl()->getNameAsString();
@@ -351,19 +352,20 @@ struct PerStepSeed {
   const CallExpr *Call;
   std::string Why;
   unsigned Depth;
+  bool BySize;
 };
 
 /// Appends the calls in \p S (lambdas included) to \p Out.
 void collectCalls(const Stmt *S, const std::string &Why, unsigned Depth,
-                  std::deque<PerStepSeed> &Out) {
+                  bool BySize, std::deque<PerStepSeed> &Out) {
   if (!S)
     return;
   if (const auto *Call = dyn_cast<CallExpr>(S))
-    Out.push_back({Call, Why, Depth});
+    Out.push_back({Call, Why, Depth, BySize});
   if (const auto *Lambda = dyn_cast<LambdaExpr>(S))
-    return collectCalls(Lambda->getBody(), Why, Depth, Out);
+    return collectCalls(Lambda->getBody(), Why, Depth, BySize, Out);
   for (const Stmt *Child : S->children())
-    collectCalls(Child, Why, Depth, Out);
+    collectCalls(Child, Why, Depth, BySize, Out);
 }
 
 /// "on every iteration of a training loop", for calls in the loop of \p M.
@@ -390,7 +392,8 @@ void seedFromLoops(const Stmt *S, std::deque<PerStepSeed> &Out) {
       M = perElementMarker(S);
     if (M)
       for (const Stmt *Part : ast::iterationParts(S))
-        collectCalls(Part, perIterationWhy(M), 1, Out);
+        collectCalls(Part, perIterationWhy(M), 1,
+                     M.Kind == HotMarkerKind::PerElement, Out);
   }
   if (const auto *Lambda = dyn_cast<LambdaExpr>(S))
     return seedFromLoops(Lambda->getBody(), Out);
@@ -406,7 +409,7 @@ void buildPerStep(ASTContext &Ctx) {
     if (device::DeviceFlow::isModuleForward(Fn))
       collectCalls(Fn->getBody(),
                    "on every call of '" + Fn->getQualifiedNameAsString() + "'",
-                   1, Work);
+                   1, false, Work);
     seedFromLoops(Fn->getBody(), Work);
   }
   // Breadth first: each function keeps the shortest reason.
@@ -429,10 +432,11 @@ void buildPerStep(ASTContext &Ctx) {
     M.Kind = HotMarkerKind::CalledPerStep;
     M.Name = Def->getQualifiedNameAsString();
     M.Why = Seed.Why;
+    M.BySize = Seed.BySize;
     if (Seed.Depth < 3)
       collectCalls(Def->getBody(),
                    "in '" + M.Name + "', which runs once per step",
-                   Seed.Depth + 1, Work);
+                   Seed.Depth + 1, Seed.BySize, Work);
   }
 }
 

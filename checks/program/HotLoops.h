@@ -80,6 +80,9 @@ struct HotMarker {
   /// Body: the marker of its body outside loops, not of a loop.
   const FunctionDecl *Elsewhere = nullptr;
   bool Body = false;
+  /// PerElement, or CalledPerStep from such a loop only: hot because of the
+  /// size of a tensor, not because the loop trains or runs a model.
+  bool BySize = false;
 
   explicit operator bool() const {
     return E != nullptr || Forward || Elsewhere;

@@ -199,12 +199,35 @@ struct Decoder {
     // CHECK-MESSAGES: :[[@LINE-4]]:17: note: the tensor is created here
     return moved * half;
   }
+  // A factory told to allocate on the CPU, then moved unchanged (no fix:
+  // the options name the device to replace).
+  torch::Tensor toldCPU(torch::Device device, int64_t n, float logit) {
+    auto host = torch::full({n, 1}, logit,
+                            torch::TensorOptions().dtype(torch::kFloat32).device(torch::kCPU));
+    auto ramp = torch::arange(n);
+    torch::Tensor moved;
+    moved = host.to(device);
+    // CHECK-MESSAGES: :[[@LINE-1]]:18: warning: 'torch::full' allocates and fills this tensor on the CPU, then 'to' copies it to 'device'
+    // CHECK-MESSAGES: :[[@LINE-6]]:17: note: the tensor is created here
+    auto direct = torch::zeros({n}, torch::device(torch::kCPU)).to(device);
+    // CHECK-MESSAGES: :[[@LINE-1]]:65: warning: 'torch::zeros' allocates and fills this tensor on the CPU, then 'to' copies it to 'device'
+    // CHECK-FIXES: auto direct = torch::zeros({n}, torch::device(torch::kCPU)).to(device);
+    return moved + direct + ramp.to(device);
+    // CHECK-MESSAGES: :[[@LINE-1]]:34: warning: 'torch::arange' allocates
+    // CHECK-MESSAGES: :[[@LINE-10]]:17: note: the tensor is created here
+  }
   // Near misses: the CPU tensor is read after the move, changed between,
   // moved only on one side of a condition, or in a loop.
   torch::Tensor readAfter(torch::Device device, int64_t n) {
     auto ramp = torch::arange(n);
     auto moved = ramp.to(device);
     return moved + ramp.sum();
+  }
+  torch::Tensor filledOnCPU(torch::Device device, int64_t n) {
+    auto host = torch::zeros({n}, torch::device(torch::kCPU));
+    auto acc = host.accessor<float, 1>();
+    acc[0] = 1;
+    return host.to(device);
   }
   torch::Tensor changedBetween(torch::Device device, int64_t n) {
     auto ramp = torch::arange(n);

@@ -315,6 +315,29 @@ void module_not_moved(torch::Device device) {
   // CHECK-MESSAGES: :[[@LINE-5]]:21: note: the module is created here; modules start on the CPU
 }
 
+// A tensor with no elements passed to forward() marks "none" (the module
+// tests numel()); one with elements is an input.
+struct MaskedNetImpl : torch::nn::Module {
+  MaskedNetImpl() { fc = register_module("fc", torch::nn::Linear(4, 2)); }
+  torch::Tensor forward(torch::Tensor x, torch::Tensor valid_lens) {
+    return valid_lens.numel() == 0 ? fc(x) : fc(x) * valid_lens;
+  }
+  torch::nn::Linear fc{nullptr};
+};
+TORCH_MODULE(MaskedNet);
+
+void empty_marker(torch::Device device) {
+  MaskedNet net;
+  net->to(device);
+  auto x = torch::randn({8, 4}, device);
+  auto a = net->forward(x, torch::empty(0));
+  auto b = net->forward(x, torch::zeros({0}));
+  auto c = net->forward(x, torch::ones({8, 1}));
+  // CHECK-MESSAGES: :[[@LINE-1]]:17: warning: 'torch::ones({8, 1})' is on the CPU (created without a device) but the module 'net' is on 'device'
+  // CHECK-MESSAGES: :[[@LINE-2]]:28: note: 'torch::ones({8, 1})' is created here without a device, so it is on the CPU
+  // CHECK-MESSAGES: :[[@LINE-7]]:8: note: the module is moved to 'device' here
+}
+
 // --- Flow ----------------------------------------------------------------------
 
 void flow(torch::Tensor x, torch::Device d, bool cond) {

@@ -852,6 +852,11 @@ void Batch::dropCPUReads() {
   S.OnCPUAcrossUnits = Before - Findings.size();
   Before = Findings.size();
   llvm::erase_if(Findings, [&](const Finding &F) {
+    return Program.noDeviceReaches(F.Pos.File, F.Pos.Offset);
+  });
+  S.NoDeviceAcrossUnits = Before - Findings.size();
+  Before = Findings.size();
+  llvm::erase_if(Findings, [&](const Finding &F) {
     return Program.provenByCallersEverywhere(F.Check, F.Pos.File, F.Pos.Offset);
   });
   S.ProvenByCallersAcrossUnits = Before - Findings.size();

@@ -121,6 +121,9 @@ void writeSummary(llvm::raw_ostream &OS, const std::vector<Finding> &Findings,
   if (S.OnCPUAcrossUnits)
     OS << "Left out: " << Plural(S.OnCPUAcrossUnits, "finding", "findings")
        << " whose tensor the other files show is on the CPU\n";
+  if (S.NoDeviceAcrossUnits)
+    OS << "Left out: " << Plural(S.NoDeviceAcrossUnits, "finding", "findings")
+       << " in a loop over a tensor that no file passes from a device\n";
   if (S.ProvenByCallersAcrossUnits)
     OS << "Left out: "
        << Plural(S.ProvenByCallersAcrossUnits, "finding", "findings")
@@ -228,6 +231,7 @@ void writeJson(llvm::raw_ostream &OS, const std::vector<Finding> &Findings,
       {"deviceCodeErrorFiles", S.DeviceCodeErrorUnits},
       {"droppedFlags", std::move(Dropped)},
       {"onCPUAcrossUnits", S.OnCPUAcrossUnits},
+      {"noDeviceAcrossUnits", S.NoDeviceAcrossUnits},
       {"provenByCallersAcrossUnits", S.ProvenByCallersAcrossUnits},
       {"suppressedByBaseline", S.SuppressedByBaseline},
       {"outsideDiff", S.OutsideDiff}};

@@ -26,6 +26,9 @@ struct RunSummary {
   /// Findings left out because, across the units, the tensor they read
   /// is on the CPU (device::ProgramFacts).
   unsigned OnCPUAcrossUnits = 0;
+  /// Findings in loops bounded by a tensor's size, left out because no
+  /// unit passes a tensor that may be on a device to the function.
+  unsigned NoDeviceAcrossUnits = 0;
   /// Findings left out because, across the units, every caller guards the
   /// device or checks the tensors they need (device::ProgramFacts).
   unsigned ProvenByCallersAcrossUnits = 0;
