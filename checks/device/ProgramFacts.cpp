@@ -241,10 +241,17 @@ bool ProgramFacts::onCPU(llvm::StringRef Value) const {
 
 bool ProgramFacts::onCPUEverywhere(llvm::StringRef File,
                                    unsigned Offset) const {
-  auto It = Deferred.find({File.str(), Offset});
-  return It != Deferred.end() &&
-         llvm::all_of(It->second,
-                      [&](const std::string &V) { return onCPU(V); });
+  bool Any = false;
+  for (const auto *Lines : {&Deferred, &SizeLoopDeferred}) {
+    auto It = Lines->find({File.str(), Offset});
+    if (It == Lines->end())
+      continue;
+    Any = true;
+    if (!llvm::all_of(It->second,
+                      [&](const std::string &V) { return onCPU(V); }))
+      return false;
+  }
+  return Any;
 }
 
 bool ProgramFacts::reachedByNothing(llvm::StringRef Value) const {

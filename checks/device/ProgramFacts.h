@@ -120,8 +120,9 @@ public:
 
   /// Adds one unit's lines; malformed lines are ignored.
   void add(llvm::StringRef Text);
-  /// True when \p File (absolute) at \p Offset has deferred findings and
-  /// every one of their values is on the CPU in the whole program.
+  /// True when \p File (absolute) at \p Offset has deferred findings (D or
+  /// W lines) and every one of their values is on the CPU in the whole
+  /// program.
   bool onCPUEverywhere(llvm::StringRef File, unsigned Offset) const;
   /// True when \p File at \p Offset has W lines only, and every one of
   /// their values is on the CPU or reached by nothing in the program.
