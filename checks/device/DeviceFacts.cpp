@@ -20,8 +20,8 @@ DeviceValue DeviceValue::join(const DeviceValue &A, const DeviceValue &B) {
   };
   const clang::Decl *PA = Parameter(A), *PB = Parameter(B);
   if ((PA && (PA == PB || B.Kind == CPU)) || (PB && A.Kind == CPU))
-    return inherited(PA ? PA : PB, A.Kind == CPU || B.Kind == CPU ||
-                                       A.OrCPU || B.OrCPU);
+    return inherited(PA ? PA : PB,
+                     A.Kind == CPU || B.Kind == CPU || A.OrCPU || B.OrCPU);
   return unknown();
 }
 
