@@ -300,9 +300,11 @@ void DeviceFlowBuilder::joinStates(State &Into, const State &From) {
       DeviceFact::joinInto(It->second, F);
   }
   // A torch::Device variable holds one device on every path: where the
-  // paths disagree it is "on D" itself.
+  // paths disagree (a parameter's device on one, the CPU on another) it is
+  // "on D" itself.
   for (auto &[D, F] : Into) {
-    if (F.Device.kind() != DeviceValue::Unknown)
+    if (F.Device.kind() != DeviceValue::Unknown &&
+        !(F.Device.kind() == DeviceValue::Inherited && F.Device.orCPU()))
       continue;
     libtorch::Carrier C = cachedCarrier(D->getType());
     if (libtorch::holdsDevice(C))
@@ -423,6 +425,7 @@ void DeviceFlowBuilder::assign(const ValueDecl *D, DeviceFact F,
         if (OF.Device.kind() == DeviceValue::OnDevice && OF.Device.decl() == D)
           OF = DeviceFact::unknown();
     if (F.Device.kind() == DeviceValue::Unknown ||
+        (F.Device.kind() == DeviceValue::Inherited && F.Device.orCPU()) ||
         (F.Device.kind() == DeviceValue::OnDevice && F.Device.decl() != D))
       F = {DeviceValue::onDevice(D),
            {},

@@ -247,6 +247,16 @@ struct Decoder {
   }
 };
 
+// A device parameter set to the CPU on one path holds one device: the move
+// goes there.
+torch::Tensor deviceOrCPU(torch::Device device, bool gpu, int64_t n) {
+  if (!gpu)
+    device = torch::kCPU;
+  return torch::zeros({n}).to(device);
+  // CHECK-MESSAGES: :[[@LINE-1]]:28: warning: 'torch::zeros' allocates and fills this tensor on the CPU, then 'to' copies it to 'device'
+  // CHECK-FIXES: return torch::zeros({n}, torch::device(device));
+}
+
 // Near misses.
 void nearMisses(torch::Device device, std::vector<float> &host, float *raw,
                 torch::Tensor x) {
