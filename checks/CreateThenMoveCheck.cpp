@@ -169,16 +169,6 @@ static const ValueDecl *storageOf(const Expr *E) {
   return ast::thisField(E);
 }
 
-/// True if \p S names the local \p V anywhere.
-static bool mentions(const Stmt *S, const ValueDecl *V) {
-  if (!S)
-    return false;
-  if (const auto *Ref = dyn_cast<DeclRefExpr>(S); Ref && Ref->getDecl() == V)
-    return true;
-  return llvm::any_of(S->children(),
-                      [&](const Stmt *C) { return mentions(C, V); });
-}
-
 /// True if \p Move is reached from \p S through expressions only: it runs
 /// exactly once when \p S does (no loop or branch of \p S around it).
 static bool runsOnceIn(const Stmt *S, const Expr *Move) {
@@ -209,6 +199,9 @@ static const CallExpr *factoryBefore(const CXXMemberCallExpr *Move,
   if (!V)
     return nullptr;
   const bool Local = isa<VarDecl>(V);
+  auto Names = [&](const Stmt *S) {
+    return ast::mentions(S, [&](const ValueDecl *D) { return D == V; });
+  };
   // `V = <E>`: E, in \p S.
   auto AssignedTo = [&](const Stmt *S) -> const Expr * {
     const auto *OC = dyn_cast_or_null<CXXOperatorCallExpr>(
@@ -258,7 +251,7 @@ static const CallExpr *factoryBefore(const CXXMemberCallExpr *Move,
       if (!Far || isa<DeclStmt>(*It))
         if (const CallExpr *F = FactoryOf(*It))
           return F;
-      if (!Far || !(Reshapes(*It) || !mentions(*It, V)))
+      if (!Far || !(Reshapes(*It) || !Names(*It)))
         return nullptr;
     }
     return nullptr;
@@ -274,10 +267,8 @@ static const CallExpr *factoryBefore(const CXXMemberCallExpr *Move,
           return;
         }
         if (Local && runsOnceIn(*It, Move) &&
-            (isa<ReturnStmt>(*It) || std::none_of(std::next(It), CS->body_end(),
-                                                  [&](const Stmt *After) {
-                                                    return mentions(After, V);
-                                                  }))) {
+            (isa<ReturnStmt>(*It) ||
+             std::none_of(std::next(It), CS->body_end(), Names))) {
           Found = FactoryAbove(CS, It, /*Far=*/true);
           return;
         }

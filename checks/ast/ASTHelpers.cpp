@@ -70,6 +70,19 @@ bool namesDecl(const Expr *E, const ValueDecl *D) {
   return DRE && DRE->getDecl() == D;
 }
 
+bool mentions(const Stmt *S,
+              llvm::function_ref<bool(const ValueDecl *)> Named) {
+  if (!S)
+    return false;
+  if (const auto *DRE = dyn_cast<DeclRefExpr>(S); DRE && Named(DRE->getDecl()))
+    return true;
+  if (const auto *ME = dyn_cast<MemberExpr>(S);
+      ME && Named(ME->getMemberDecl()))
+    return true;
+  return llvm::any_of(S->children(),
+                      [&](const Stmt *C) { return mentions(C, Named); });
+}
+
 std::pair<const Expr *, const Expr *> asAssignment(const Stmt *S) {
   if (const auto *Op = dyn_cast_or_null<CXXOperatorCallExpr>(S))
     if (Op->getOperator() == OO_Equal && Op->getNumArgs() == 2)

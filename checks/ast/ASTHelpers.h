@@ -18,6 +18,7 @@
 #include "clang/ASTMatchers/ASTMatchers.h"
 #include "clang/Basic/LangOptions.h"
 #include "clang/Basic/SourceManager.h"
+#include "llvm/ADT/STLFunctionalExtras.h"
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/StringRef.h"
 #include <utility>
@@ -60,6 +61,10 @@ bool isStdCall(const CallExpr *Call, llvm::StringRef Name);
 
 /// True if \p E, without implicit nodes and parens, names \p D.
 bool namesDecl(const Expr *E, const ValueDecl *D);
+
+/// True if \p S or a node inside it names a declaration \p Named accepts (a
+/// variable, or a member by its declaration).
+bool mentions(const Stmt *S, llvm::function_ref<bool(const ValueDecl *)> Named);
 
 /// (LHS, RHS) if \p S is an assignment (built-in or operator=).
 std::pair<const Expr *, const Expr *> asAssignment(const Stmt *S);

@@ -293,6 +293,14 @@ void DeviceFlowBuilder::run() {
     Out.Facts[E] = M.Fact;
 }
 
+/// True when the paths that reach a torch::Device variable disagree on its
+/// value: Unknown, or a parameter's device on one path and the CPU on
+/// another. The variable is then "on D" itself.
+static bool pathsDisagree(const DeviceValue &V) {
+  return V.kind() == DeviceValue::Unknown ||
+         (V.kind() == DeviceValue::Inherited && V.orCPU());
+}
+
 void DeviceFlowBuilder::joinStates(State &Into, const State &From) {
   for (const auto &[D, F] : From) {
     auto [It, New] = Into.try_emplace(D, F);
@@ -303,8 +311,7 @@ void DeviceFlowBuilder::joinStates(State &Into, const State &From) {
   // paths disagree (a parameter's device on one, the CPU on another) it is
   // "on D" itself.
   for (auto &[D, F] : Into) {
-    if (F.Device.kind() != DeviceValue::Unknown &&
-        !(F.Device.kind() == DeviceValue::Inherited && F.Device.orCPU()))
+    if (!pathsDisagree(F.Device))
       continue;
     libtorch::Carrier C = cachedCarrier(D->getType());
     if (libtorch::holdsDevice(C))
@@ -424,8 +431,7 @@ void DeviceFlowBuilder::assign(const ValueDecl *D, DeviceFact F,
       for (auto &[Other, OF] : Cur)
         if (OF.Device.kind() == DeviceValue::OnDevice && OF.Device.decl() == D)
           OF = DeviceFact::unknown();
-    if (F.Device.kind() == DeviceValue::Unknown ||
-        (F.Device.kind() == DeviceValue::Inherited && F.Device.orCPU()) ||
+    if (pathsDisagree(F.Device) ||
         (F.Device.kind() == DeviceValue::OnDevice && F.Device.decl() != D))
       F = {DeviceValue::onDevice(D),
            {},

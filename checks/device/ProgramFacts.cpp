@@ -207,7 +207,8 @@ void ProgramFacts::add(llvm::StringRef Text) {
 
 bool ProgramFacts::reachedOnlyBy(
     llvm::StringRef Value, llvm::function_ref<bool(llvm::StringRef)> IsGood,
-    llvm::function_ref<bool(llvm::StringRef)> AddsNothing) const {
+    llvm::function_ref<bool(llvm::StringRef)> AddsNothing,
+    bool NeedsOne) const {
   llvm::SmallVector<llvm::StringRef, 8> Work{Value};
   llvm::StringSet<> Seen;
   Seen.insert(Value);
@@ -228,15 +229,15 @@ bool ProgramFacts::reachedOnlyBy(
       if (Seen.insert(In).second)
         Work.push_back(In);
   }
-  return SawGood;
+  return SawGood || !NeedsOne;
 }
 
-bool ProgramFacts::onCPU(llvm::StringRef Value) const {
+bool ProgramFacts::onCPU(llvm::StringRef Value, bool NeedsOne) const {
   // A parameter no unit passes anything to adds nothing; "other", or a
   // function no unit defines, is not known to be on the CPU.
   return reachedOnlyBy(
       Value, [](llvm::StringRef V) { return V == "cpu"; },
-      [](llvm::StringRef V) { return V.starts_with("param\t"); });
+      [](llvm::StringRef V) { return V.starts_with("param\t"); }, NeedsOne);
 }
 
 bool ProgramFacts::onCPUEverywhere(llvm::StringRef File,
@@ -254,32 +255,13 @@ bool ProgramFacts::onCPUEverywhere(llvm::StringRef File,
   return Any;
 }
 
-bool ProgramFacts::reachedByNothing(llvm::StringRef Value) const {
-  llvm::SmallVector<llvm::StringRef, 8> Work{Value};
-  llvm::StringSet<> Seen;
-  Seen.insert(Value);
-  while (!Work.empty()) {
-    llvm::StringRef V = Work.pop_back_val();
-    auto It = Inflow.find(V);
-    if (It == Inflow.end()) {
-      if (!V.starts_with("param\t"))
-        return false;
-      continue;
-    }
-    for (const std::string &In : It->second)
-      if (Seen.insert(In).second)
-        Work.push_back(In);
-  }
-  return true;
-}
-
 bool ProgramFacts::noDeviceReaches(llvm::StringRef File,
                                    unsigned Offset) const {
   auto It = SizeLoopDeferred.find({File.str(), Offset});
   return It != SizeLoopDeferred.end() &&
          !Deferred.count({File.str(), Offset}) &&
          llvm::all_of(It->second, [&](const std::string &V) {
-           return onCPU(V) || reachedByNothing(V);
+           return onCPU(V, /*NeedsOne=*/false);
          });
 }
 

@@ -127,11 +127,9 @@ public:
   /// True when \p File at \p Offset has W lines only, and every one of
   /// their values is on the CPU or reached by nothing in the program.
   bool noDeviceReaches(llvm::StringRef File, unsigned Offset) const;
-  /// True when no value reaches \p Value: only parameters that no unit
-  /// passes anything to.
-  bool reachedByNothing(llvm::StringRef Value) const;
-  /// True when every value that reaches \p Value is "cpu", and one does.
-  bool onCPU(llvm::StringRef Value) const;
+  /// True when every value that reaches \p Value is "cpu", and (with
+  /// NeedsOne) one does.
+  bool onCPU(llvm::StringRef Value, bool NeedsOne = true) const;
   /// True when \p Check's finding in \p File at \p Offset was deferred to
   /// the callers (C lines) and every call in the program guards or proves
   /// all it needs.
@@ -176,14 +174,14 @@ private:
   /// True when every value that reaches \p Value is "guarded" or "cuda",
   /// and one does; a function no unit calls proves nothing.
   bool provenByCallers(llvm::StringRef Value) const;
-  /// The search both questions share: every value that flows into \p Value,
-  /// followed back, ends at one that IsGood, and one does; a value with no
-  /// inflow stops the search with false unless AddsNothing says it adds
-  /// nothing. A cycle adds nothing.
-  bool
-  reachedOnlyBy(llvm::StringRef Value,
-                llvm::function_ref<bool(llvm::StringRef)> IsGood,
-                llvm::function_ref<bool(llvm::StringRef)> AddsNothing) const;
+  /// The search these questions share: every value that flows into \p
+  /// Value, followed back, ends at one that IsGood, and (with NeedsOne) one
+  /// does; a value with no inflow stops the search with false unless
+  /// AddsNothing says it adds nothing. A cycle adds nothing.
+  bool reachedOnlyBy(llvm::StringRef Value,
+                     llvm::function_ref<bool(llvm::StringRef)> IsGood,
+                     llvm::function_ref<bool(llvm::StringRef)> AddsNothing,
+                     bool NeedsOne = true) const;
 };
 
 } // namespace clang::tidy::torch::device

@@ -298,18 +298,8 @@ bool AutogradHistory::scalar(const Expr *E, unsigned Depth) {
 /// True when \p S mentions one of \p Decls.
 static bool mentions(const Stmt *S,
                      const llvm::SmallPtrSetImpl<const ValueDecl *> &Decls) {
-  if (!S)
-    return false;
-  if (const auto *DRE = dyn_cast<DeclRefExpr>(S))
-    if (Decls.contains(DRE->getDecl()))
-      return true;
-  if (const auto *ME = dyn_cast<MemberExpr>(S))
-    if (Decls.contains(ME->getMemberDecl()))
-      return true;
-  for (const Stmt *C : S->children())
-    if (mentions(C, Decls))
-      return true;
-  return false;
+  return ast::mentions(S,
+                       [&](const ValueDecl *D) { return Decls.contains(D); });
 }
 
 bool AutogradHistory::feedsBackward(const ValueDecl *D) {
