@@ -121,9 +121,25 @@ struct ScanState {
   struct OwnMacro {
     std::string Name;
     bool Tested; ///< tested only (#ifdef, #if): its value is read
+    bool InMainFile;
     size_t Entries, Log;
   };
   std::vector<OwnMacro> OwnMacros;
+  /// The unit's own `#define`s, `#undef`s and diagnostic pragmas of the
+  /// leading part, as spelled, each with the number of entries before it;
+  /// the shared header repeats them (Macro: when ReplicateMacros) among its
+  /// includes. Depth: the diagnostic pushes open after it.
+  struct OwnDirective {
+    std::string Text;
+    size_t Entries;
+    int Depth;
+    bool Macro;
+  };
+  std::vector<OwnDirective> Directives;
+  int PragmaDepth = 0;
+  /// A library header reads an own macro: the shared header defines the
+  /// unit's own macros among its includes, where the unit does.
+  bool ReplicateMacros = false;
   /// For each macro a library file defines or undefines: the LibraryLog
   /// size at its last change.
   llvm::StringMap<size_t> LastLibraryChange;
@@ -206,6 +222,7 @@ public:
     OptionalFileEntryRef FE = SM.getFileEntryRefForID(F);
     Frame Fr;
     Fr.Own = FE && S.Own.contains(&FE->getFileEntry());
+    Fr.Main = F == SM.getMainFileID();
     Fr.Entry =
         NextEntry >= 0 ? NextEntry : (Stack.empty() ? -1 : Stack.back().Entry);
     NextEntry = -1;
@@ -280,10 +297,19 @@ public:
       return libraryChanges(Name);
     Frame &F = Stack.back();
     StringRef N = Name.getIdentifierInfo()->getName();
-    if (F.Directives++ == 1 && N == F.Guard && !F.Guard.empty())
+    if (F.Directives++ == 1 && N == F.Guard && !F.Guard.empty()) {
       Guards.insert(N);
-    else
-      own(N, /*Tested=*/false);
+      return;
+    }
+    own(N, /*Tested=*/false);
+    if (const MacroInfo *MI = MD ? MD->getMacroInfo() : nullptr)
+      directive("#define " +
+                    Lexer::getSourceText(
+                        CharSourceRange::getTokenRange(
+                            MI->getDefinitionLoc(), MI->getDefinitionEndLoc()),
+                        SM, LangOpts)
+                        .str(),
+                /*Macro=*/true);
   }
   void Ifdef(SourceLocation, const Token &Name,
              const MacroDefinition &) override {
@@ -327,34 +353,66 @@ public:
       Probing->DefinedBefore.try_emplace(Name.getIdentifierInfo()->getName(),
                                          true);
     // `#undef slots` before the LibTorch include (for Qt), defined or not.
-    if (inOwnFile())
+    if (inOwnFile()) {
       own(Name.getIdentifierInfo()->getName(), /*Tested=*/false);
-    else
+      directive("#undef " + Name.getIdentifierInfo()->getName().str(),
+                /*Macro=*/true);
+    } else {
       libraryChanges(Name);
+    }
   }
-  void PragmaDirective(SourceLocation Loc, PragmaIntroducerKind) override {
-    if (!inOwnFile())
+  /// `#pragma once`, and diagnostic pragmas that restore what they change
+  /// (`push`, then `ignored` ..., then `pop`): the shared header repeats
+  /// the latter, and its cuts fall where none is open. Any other ends the
+  /// leading part.
+  void PragmaDirective(SourceLocation Loc, PragmaIntroducerKind Kind) override {
+    if (!inOwnFile() || !S.Open)
       return;
     StringRef Text(SM.getCharacterData(Loc));
-    Text = Text.take_until([](char C) { return C == '\n'; });
+    Text = Text.take_until([](char C) { return C == '\n'; }).rtrim();
     Text = Text.ltrim("# \t");
-    if (!Text.consume_front("pragma") || Text.trim() != "once")
-      close();
+    if (Kind != PIK_HashPragma || !Text.consume_front("pragma") ||
+        Text.ends_with("\\"))
+      return close();
+    Text = Text.trim();
+    if (Text == "once")
+      return;
+    llvm::SmallVector<StringRef, 4> Words;
+    Text.split(Words, ' ', /*MaxSplit=*/3, /*KeepEmpty=*/false);
+    if (Words.size() < 3 || (Words[0] != "clang" && Words[0] != "GCC") ||
+        Words[1] != "diagnostic")
+      return close();
+    if (Words[2] == "push")
+      ++S.PragmaDepth;
+    else if (S.PragmaDepth == 0)
+      return close(); // a pop, or a change that no pop of its own undoes
+    else if (Words[2] == "pop")
+      --S.PragmaDepth;
+    else if (!llvm::is_contained({"ignored", "warning", "error", "fatal"},
+                                 Words[2]))
+      return close();
+    directive("#pragma " + Text.str(), /*Macro=*/false);
   }
 
 private:
   struct Frame {
     bool Own = false;
+    bool Main = false;
     int Entry = -1; ///< the leading include this file is read for
     std::string Guard;
     unsigned Directives = 0;
   };
   bool inOwnFile() const { return !Stack.empty() && Stack.back().Own; }
   void close() { S.Open = false; }
+  void directive(std::string Text, bool Macro) {
+    if (S.Open)
+      S.Directives.push_back(
+          {std::move(Text), S.Entries.size(), S.PragmaDepth, Macro});
+  }
   void own(StringRef Name, bool Tested) {
     if (S.Open)
-      S.OwnMacros.push_back(
-          {Name.str(), Tested, S.Entries.size(), S.LibraryLog.size()});
+      S.OwnMacros.push_back({Name.str(), Tested, Stack.back().Main,
+                             S.Entries.size(), S.LibraryLog.size()});
   }
   void libraryChanges(const Token &Name) {
     if (S.Open && !S.FullLex)
@@ -470,21 +528,46 @@ private:
   /// undefined or tested there names it, and no header read after a test
   /// changes the macro tested. The leading part ends before the first that
   /// fails this.
+  ///
+  /// When a library header does name an own macro (`#define NDEBUG`,
+  /// pulsar's `#define DEVICE`), the shared header defines the unit's own
+  /// macros itself, among its includes where the unit does; the unit's own
+  /// copies then redefine them identically. That changes nothing when no
+  /// library file read after an own `#define X` or `#undef X` defines or
+  /// undefines X, and no own test of X comes before it (the test would
+  /// read the shared header's X). Not for a macro of the unit's own file:
+  /// its copy there, never used after, could warn (-Wunused-macros).
   void endBeforeOwnMacroConflicts() {
+    auto changedAfter = [&](const ScanState::OwnMacro &M) {
+      auto It = S.LastLibraryChange.find(M.Name);
+      return It != S.LastLibraryChange.end() && It->second > M.Log;
+    };
+    auto named = [&](const ScanState::OwnMacro &M) {
+      return llvm::any_of(llvm::ArrayRef(S.LibraryLog).drop_front(M.Log),
+                          [&](const std::string &F) {
+                            return identifiersOf(F).contains(M.Name);
+                          });
+    };
+    S.ReplicateMacros = llvm::any_of(S.OwnMacros, [&](const auto &M) {
+      return !M.Tested && M.Entries < S.Entries.size() && named(M);
+    });
     size_t End = S.Entries.size();
-    for (const ScanState::OwnMacro &M : S.OwnMacros) {
+    for (size_t I = 0; I < S.OwnMacros.size(); ++I) {
+      const ScanState::OwnMacro &M = S.OwnMacros[I];
       if (M.Entries >= End)
         continue;
       bool Conflict;
-      if (M.Tested) {
-        auto It = S.LastLibraryChange.find(M.Name);
-        Conflict = It != S.LastLibraryChange.end() && It->second > M.Log;
-      } else {
-        Conflict = llvm::any_of(llvm::ArrayRef(S.LibraryLog).drop_front(M.Log),
-                                [&](const std::string &F) {
-                                  return identifiersOf(F).contains(M.Name);
-                                });
-      }
+      if (M.Tested)
+        Conflict = changedAfter(M);
+      else if (!S.ReplicateMacros)
+        Conflict = named(M);
+      else
+        Conflict =
+            M.InMainFile || changedAfter(M) ||
+            llvm::any_of(llvm::ArrayRef(S.OwnMacros).take_front(I),
+                         [&](const ScanState::OwnMacro &Earlier) {
+                           return Earlier.Tested && Earlier.Name == M.Name;
+                         });
       if (Conflict)
         End = M.Entries;
     }
@@ -543,17 +626,36 @@ std::optional<LeadingIncludes> scanLeadingIncludes(ArrayRef<std::string> Args,
   size_t Last = S.lastLibTorch();
   if (Last == S.Entries.size())
     return std::nullopt;
+  // The own directives among the includes; a cut after a LibTorch header
+  // takes the pops that follow it, and falls only where no push is open.
+  auto Directive = S.Directives.begin();
+  int Depth = 0;
+  auto emit = [&] {
+    if (!Directive->Macro || S.ReplicateMacros)
+      Out.Spelled.push_back(Directive->Text);
+    Depth = Directive->Depth;
+    ++Directive;
+  };
   for (size_t I = 0; I <= Last; ++I) {
+    while (Directive != S.Directives.end() && Directive->Entries <= I)
+      emit();
     const ScanState::Entry &E = S.Entries[I];
     if (E.Files.empty())
       continue;
     if (!E.Guarded)
       return std::nullopt;
-    Out.Spelled.push_back(E.Spelled);
+    Out.Spelled.push_back("#include " + E.Spelled);
     llvm::append_range(Out.Files, E.Files);
-    if (E.LibTorch)
+    if (!E.LibTorch)
+      continue;
+    while (Depth > 0 && Directive != S.Directives.end() &&
+           Directive->Entries == I + 1)
+      emit();
+    if (Depth == 0)
       Out.Cuts.push_back({Out.Spelled.size(), Out.Files.size()});
   }
+  if (Out.Cuts.empty())
+    return std::nullopt;
   return Out;
 }
 

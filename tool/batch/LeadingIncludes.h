@@ -6,9 +6,10 @@
 // its own headers: `#include "detector.h"` whose first line includes
 // <torch/torch.h> starts the unit with <torch/torch.h>. Before and between
 // those includes the unit's own files may hold include guards, `#pragma
-// once`, comments, conditionals (#if, #ifdef, ... #endif) and macros it
-// defines or undefines; any code, pragma or computed include ends the
-// leading part.
+// once`, comments, conditionals (#if, #ifdef, ... #endif), macros it
+// defines or undefines, and diagnostic pragmas that a pop of their own
+// undoes (`#pragma clang diagnostic push`, `ignored ...`, `pop`); any code,
+// other pragma or computed include ends the leading part.
 //
 // Such a unit is unchanged by a precompiled header of those includes put in
 // front of it: the headers are read in the same order with the same macros,
@@ -17,8 +18,14 @@
 // instead of among them, which changes nothing as long as no header read
 // after an own #define or #undef names that macro (any word of the file),
 // and no header read after an own test defines or undefines a macro it
-// reads; the leading part ends before the first that does (`#define
-// NDEBUG`, `#ifndef C10_MACROS_MACROS_H_`).
+// reads; the leading part ends before the first test that fails
+// (`#ifndef C10_MACROS_MACROS_H_`). When a header does name an own macro
+// (`#define NDEBUG`), the list repeats the unit's own #defines and #undefs
+// among its includes, where the unit has them, and the unit's own copies
+// then redefine them identically; the leading part then ends before an own
+// #define or #undef that an own test of the macro precedes, or that a
+// header read after it redefines. The diagnostic pragmas are repeated too,
+// and the list is cut only where no push is open.
 // Two units can share that header when the includes and the files they read
 // are the same; SharedPreamble.h groups them. The files of library headers
 // are read as dependency directives only (as clang-scan-deps does), so a scan
@@ -34,17 +41,20 @@
 namespace torch_tidy {
 
 struct LeadingIncludes {
-  /// The includes, as spelled ("<torch/torch.h>"), in order, up to the last
-  /// one of a LibTorch header.
+  /// The directives, in order, up to the last include of a LibTorch header:
+  /// the includes as spelled ("#include <torch/torch.h>"), and the own
+  /// directives repeated among them ("#define NDEBUG", "#pragma clang
+  /// diagnostic push").
   std::vector<std::string> Spelled;
   /// Every file they read, in the order first read (absolute paths).
   std::vector<std::string> Files;
-  /// Where the list may end instead: after each LibTorch header, the
-  /// number of includes and of files up to there. Any of these prefixes
+  /// Where the list may end instead: after each LibTorch header (and the
+  /// pops that follow it) where no diagnostic push is open, the number of
+  /// directives and of files up to there. Any of these prefixes
   /// starts the unit as well (the rest are the unit's own includes); the
   /// last is the whole list.
   struct Cut {
-    size_t Includes, Files;
+    size_t Lines, Files;
   };
   std::vector<Cut> Cuts;
 };

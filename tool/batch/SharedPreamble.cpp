@@ -221,8 +221,8 @@ std::vector<PreambleGroup> planPreambles(const CommandLine &C,
   // as what follows the last LibTorch header always was.
   auto prefix = [](const LeadingIncludes &L, LeadingIncludes::Cut Cut) {
     std::string Text;
-    for (size_t I = 0; I < Cut.Includes; ++I)
-      Text += "#include " + L.Spelled[I] + "\n";
+    for (size_t I = 0; I < Cut.Lines; ++I)
+      Text += L.Spelled[I] + "\n";
     Text += '\1';
     for (size_t I = 0; I < Cut.Files; ++I)
       Text += L.Files[I] + '\n';
@@ -244,8 +244,7 @@ std::vector<PreambleGroup> planPreambles(const CommandLine &C,
       std::string Text = prefix(Lead, Lead.Cuts[K]);
       if (!llvm::all_of(Members, [&](const auto &M) {
             const LeadingIncludes &L = *M.second;
-            return K < L.Cuts.size() &&
-                   L.Cuts[K].Includes == Lead.Cuts[K].Includes &&
+            return K < L.Cuts.size() && L.Cuts[K].Lines == Lead.Cuts[K].Lines &&
                    L.Cuts[K].Files == Lead.Cuts[K].Files &&
                    prefix(L, L.Cuts[K]) == Text;
           }))
@@ -254,8 +253,8 @@ std::vector<PreambleGroup> planPreambles(const CommandLine &C,
     }
     LeadingIncludes::Cut Cut = Lead.Cuts[Common];
     std::string Directives;
-    for (size_t I = 0; I < Cut.Includes; ++I)
-      Directives += "#include " + Lead.Spelled[I] + "\n";
+    for (size_t I = 0; I < Cut.Lines; ++I)
+      Directives += Lead.Spelled[I] + "\n";
     std::vector<std::string> Files(Lead.Files.begin(),
                                    Lead.Files.begin() + Cut.Files);
     size_t FirstScan = Members.front().first;

@@ -1,0 +1,3 @@
+#include "late-test.h"
+
+c10::Device late2(c10::Device device) { return device; }

@@ -1,0 +1,4 @@
+#include "open-push.h"
+
+c10::Device open2(c10::Device device) { return device; }
+#pragma clang diagnostic pop
