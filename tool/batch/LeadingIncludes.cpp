@@ -382,15 +382,14 @@ public:
     if (Words.size() < 3 || (Words[0] != "clang" && Words[0] != "GCC") ||
         Words[1] != "diagnostic")
       return close();
-    if (Words[2] == "push")
-      ++S.PragmaDepth;
-    else if (S.PragmaDepth == 0)
-      return close(); // a pop, or a change that no pop of its own undoes
-    else if (Words[2] == "pop")
-      --S.PragmaDepth;
-    else if (!llvm::is_contained({"ignored", "warning", "error", "fatal"},
-                                 Words[2]))
+    bool Push = Words[2] == "push", Pop = Words[2] == "pop";
+    bool Change =
+        llvm::is_contained({"ignored", "warning", "error", "fatal"}, Words[2]);
+    // A pop with no push open, a change outside a push, or any other word
+    // ends it.
+    if (!Push && (S.PragmaDepth == 0 || (!Pop && !Change)))
       return close();
+    S.PragmaDepth += Push ? 1 : Pop ? -1 : 0;
     directive("#pragma " + Text.str(), /*Macro=*/false);
   }
 
