@@ -360,6 +360,7 @@ def write_markdown(out, repos, report, results, eval_dir, setname, trees):
             ["training-heldout2", "training-heldout3"])
         lines += ["", "## Round 5: labelled blind, then used for tuning", ""] + kept(
             ["training-heldout4"])
+        lines += ["", "## Round 6: held out", ""] + kept(["training-heldout5"])
         lines += ["", "## The extension checks, on C++/CUDA extensions", ""]
         lines += kept(["cuda", "cuda-heldout", "cuda-heldout2"])
     for title, key in (("False positives", "fp"), ("False negatives", "fn"),
@@ -376,7 +377,7 @@ def write_markdown(out, repos, report, results, eval_dir, setname, trees):
     if setname != "training":
         page = os.path.basename(out)
         title = (("Held out (%s), on projects the checks were not tuned on"
-                  if setname == "cuda-heldout2" else
+                  if setname in FROZEN else
                   "Labelled blind (%s), then used to tune the "
                   "checks (first run in bench/eval/README.md)")
                  if heldout else "Tuning set (%s)") % (
@@ -404,10 +405,15 @@ SETS = collections.OrderedDict([
                            "evaluation-heldout3.md")),
     ("training-heldout4", ("training-heldout4", "eval-heldout4",
                            "evaluation-heldout4.md")),
+    ("training-heldout5", ("training-heldout5", "eval-heldout5",
+                           "evaluation-heldout5.md")),
     # Not labelled: large extension projects for the cold-run benchmark
     # (bench/codebase.sh --extensions), written with --database-only.
     ("cuda-bench", ("cuda-extensions-bench", "eval-cuda-bench", None)),
 ])
+
+# Held-out sets scored once, with the checks frozen.
+FROZEN = ("cuda-heldout2", "training-heldout5")
 
 # What happened to a held-out set after it was first scored.
 HELDOUT_NOTES = {
@@ -449,6 +455,9 @@ HELDOUT_NOTES = {
         "passes from a device; torch-create-then-move: a factory told to "
         "allocate on the CPU), so these are no longer held-out figures; the "
         "first run's are in bench/eval/README.md.",
+    "training-heldout5":
+        " Labelled and committed before the checks first ran on it, and "
+        "scored once, with the checks frozen.",
 }
 
 
