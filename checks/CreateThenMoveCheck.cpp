@@ -101,8 +101,9 @@ static std::string deviceText(const CXXMemberCallExpr *Move,
                    : "";
 }
 
-/// True for a tensor method that keeps the data where it is: a view, or a
-/// conversion of the dtype only (`.to(torch::kLong)`, `.float()`).
+/// True for a tensor method that keeps the data where it is: a view, a
+/// conversion of the dtype only (`.to(torch::kLong)`, `.float()`), or a fill
+/// in place (`.fill_(c)`, `.zero_()`).
 static bool keepsDevice(const CXXMemberCallExpr *MC) {
   const CXXMethodDecl *MD = MC->getMethodDecl();
   if (!MD || !MD->getIdentifier() || !libtorch::isTensorRecord(MD->getParent()))
@@ -116,7 +117,7 @@ static bool keepsDevice(const CXXMemberCallExpr *MC) {
       {"unsqueeze", "squeeze", "view",       "reshape", "expand",    "t",
        "transpose", "permute", "contiguous", "flatten", "unflatten", "narrow",
        "select",    "slice",   "repeat",     "float",   "double",    "half",
-       "long",      "int",     "bool"},
+       "long",      "int",     "bool",       "fill_",   "zero_"},
       Name);
 }
 

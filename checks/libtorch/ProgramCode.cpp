@@ -66,7 +66,11 @@ bool isLibraryLocation(const SourceManager &SM, SourceLocation Loc) {
 bool isLibraryDecl(const Decl *D) {
   if (!D)
     return false;
-  if (isLibTorchDecl(D) || outermostNamespace(D) == "std")
+  // ATen's kernels (at::native, guarded by the dispatcher's code) and c10
+  // are LibTorch's wherever they are written; programs put their own
+  // modules and trainers in namespace torch too, and those are theirs.
+  StringRef NS = outermostNamespace(D);
+  if (NS == "at" || NS == "c10" || NS == "std")
     return true;
   return isLibraryLocation(D->getASTContext().getSourceManager(),
                            D->getLocation());

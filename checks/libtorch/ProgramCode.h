@@ -4,8 +4,8 @@
 // Answers whether a location, declaration or function belongs to the
 // program under analysis or to a library: a system header, or LibTorch's
 // own headers however they were included. LibTorch is recognised by its
-// files (a folder of its include tree holds c10/macros/Macros.h) and by its
-// namespaces, never by -isystem alone: CMake's imported `torch` target gives
+// files (a folder of its include tree holds c10/macros/Macros.h) and by the
+// namespaces at and c10, never by -isystem alone: CMake's imported `torch` target gives
 // -isystem, include_directories(${TORCH_INCLUDE_DIRS}) gives -I, and both
 // must give the same findings.
 //
@@ -27,8 +27,10 @@ bool isLibTorchFile(llvm::StringRef Path);
 /// LibTorch's include tree.
 bool isLibraryLocation(const SourceManager &SM, SourceLocation Loc);
 
-/// True if \p D is a library's: declared in LibTorch's or the standard
-/// library's namespaces, or in a library file (isLibraryLocation).
+/// True if \p D is a library's: declared in a library file
+/// (isLibraryLocation), or in namespace at, c10 or std (ATen's kernels are
+/// LibTorch's wherever they are written). A program's own code in namespace
+/// torch is the program's.
 bool isLibraryDecl(const Decl *D);
 
 /// Matches a declaration for which isLibraryDecl holds; the checks'

@@ -108,6 +108,21 @@ torch::Tensor views(torch::Device device) {
   return a;
 }
 
+// A fill in place between the factory and the move (libtorch-SSD's prior
+// boxes): made on the device, it is filled there.
+torch::Tensor filled(torch::Device device, int64_t n, float f) {
+  auto cx = torch::ones({n, 1}).fill_(f).to(device);
+  // CHECK-MESSAGES: :[[@LINE-1]]:42: warning: 'torch::ones' allocates and fills this tensor on the CPU, then 'to' copies it to 'device'
+  // CHECK-FIXES: auto cx = torch::ones({n, 1}, torch::device(device)).fill_(f);
+  return cx;
+}
+
+// Near miss: an in-place op with a tensor argument (a CPU tensor here) is
+// not a fill; created on the device, the tensor would meet it there.
+torch::Tensor shifted(torch::Device device, int64_t n, torch::Tensor offset) {
+  return torch::ones({n}).add_(offset).to(device);
+}
+
 // A device at namespace scope.
 inline torch::Device global_device(torch::cuda::is_available() ? torch::kCUDA
                                                                : torch::kCPU);
@@ -262,7 +277,7 @@ void nearMisses(torch::Device device, std::vector<float> &host, float *raw,
                 torch::Tensor x) {
   auto a = torch::tensor({1.0f, 2.0f}).to(device);        // host data
   auto b = torch::from_blob(raw, {4}).to(device);          // host memory
-  auto c = torch::zeros({4}).fill_(1).to(device);          // filled first
+  auto c = torch::zeros({4}).index_put_({0}, 1).to(device); // written first
   auto d = torch::zeros({4}, torch::device(device)).to(device); // on it
   auto e = torch::zeros_like(x).to(device);                // x's device
   auto f = torch::zeros({4}).to(torch::kCPU);              // stays

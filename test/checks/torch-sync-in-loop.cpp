@@ -228,3 +228,36 @@ void augmented(torch::nn::Linear model, torch::optim::SGD &opt, Augment aug,
     opt.step();
   }
 }
+
+// A program's own trainer in namespace torch (as yncxcw/torch-cpp-trainer
+// writes it) is the program's code, not LibTorch's.
+namespace torch::trainers {
+struct Trainer {
+  torch::nn::Linear model{nullptr};
+  std::unique_ptr<torch::optim::Optimizer> optimizer;
+  void train(std::vector<torch::Tensor> &batches) {
+    for (auto &batch : batches) {
+      torch::Tensor loss = model(batch.to(torch::kCUDA)).sum();
+      optimizer->zero_grad();
+      loss.backward();
+      optimizer->step();
+      std::cout << "loss " << loss.item() << std::endl;
+      // CHECK-MESSAGES: :[[@LINE-1]]:36: warning: 'Tensor::item' makes the host wait for the device on every iteration of this training loop
+    }
+  }
+};
+} // namespace torch::trainers
+
+// Near miss: code in ATen's namespace is LibTorch's wherever it is written
+// (an ATen kernel file); it is not reported.
+namespace at::native {
+void trainLikeAten(torch::nn::Linear model, torch::optim::SGD &opt,
+                   std::vector<torch::Tensor> &batches) {
+  for (auto &batch : batches) {
+    torch::Tensor loss = model(batch.to(torch::kCUDA)).sum();
+    loss.backward();
+    opt.step();
+    std::cout << loss.item() << std::endl;
+  }
+}
+} // namespace at::native
