@@ -113,7 +113,10 @@ static device::DeviceValue readDevice(const Expr *Call, const SyncOperation *Op,
   // not an output (`torch::nonzero(t)`, `std::cout << t`, not the `out` of
   // `nonzero_out(out, t)`).
   const Expr *Read = nullptr;
-  if (const auto *MC = dyn_cast<CXXMemberCallExpr>(Call))
+  const auto *Subscript = dyn_cast<CXXOperatorCallExpr>(Call);
+  if (Op->Option == "operator[]" && Subscript && Subscript->getNumArgs() == 2)
+    Read = Subscript->getArg(1); // the index
+  else if (const auto *MC = dyn_cast<CXXMemberCallExpr>(Call))
     Read = MC->getImplicitObjectArgument();
   else if (const auto *C = dyn_cast<CallExpr>(Call)) {
     const FunctionDecl *FD = C->getDirectCallee();
@@ -162,6 +165,10 @@ SyncInLoopCheck::classify(const Expr *E, bool ResultUsed,
       return {};
     if (Op->Option == "operator<<")
       return {"printing a tensor with 'operator<<'", Op};
+    if (Op->Option == "operator[]")
+      return {"'Tensor::operator[]' with a tensor index (it reads the index "
+              "with 'item')",
+              Op};
     return {libtorch::syncSubject(Call) +
                 (Op->Option == "to" ? " toward the CPU" : ""),
             Op};

@@ -37,7 +37,7 @@ getListOption(const ClangTidyCheck &Check,
   for (StringRef P : tidy::utils::options::parseStringList(
            Options.get(Name).value_or(Default))) {
     bool Valid = llvm::all_of(P, [](char C) {
-      return llvm::isAlnum(C) || C == '_' || C == ':' || C == '<' || C == '>';
+      return llvm::isAlnum(C) || llvm::is_contained(StringRef("_:<>[]"), C);
     });
     if (!Valid) {
       Check.configurationDiag("invalid entry '%0' in option '%1.%2'; expected "

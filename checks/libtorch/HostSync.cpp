@@ -19,6 +19,8 @@ static const SyncOperation SyncOperations[] = {
      {"to"}},
   {"operator<<",    SyncWait::Value,   SyncCallee::Tensor,
      {}},
+  {"operator[]",    SyncWait::Value,   SyncCallee::Tensor,
+     {}},
   {"equal",         SyncWait::Value,   SyncCallee::TensorOrFunction,
      {"equal"}},
   {"allclose",      SyncWait::Value,   SyncCallee::TensorOrFunction,
@@ -169,6 +171,14 @@ const SyncOperation *syncOperationOf(const CallExpr *Call, bool ResultUsed,
           return isTensorType(P->getType());
         });
     return PrintsTensor ? syncOperationByOption("operator<<") : nullptr;
+  }
+  // `x[i]` with a tensor index reads `i.item()` (TensorOperators.h).
+  if (FD->getOverloadedOperator() == OO_Subscript) {
+    const auto *MD = dyn_cast<CXXMethodDecl>(FD);
+    bool TensorIndex = MD && isTensorRecord(MD->getParent()) &&
+                       MD->getNumParams() == 1 &&
+                       isTensorType(MD->getParamDecl(0)->getType());
+    return TensorIndex ? syncOperationByOption("operator[]") : nullptr;
   }
   if (!FD->getDeclName().isIdentifier())
     return nullptr;

@@ -45,7 +45,8 @@ struct SyncOperation {
 
 /// Every built-in operation, in the order of torch-sync-in-loop's
 /// SyncFunctions default. `to` counts only as a blocking copy toward the
-/// CPU; `operator<<` only when it prints a tensor.
+/// CPU; `operator<<` only when it prints a tensor; `operator[]` only with a
+/// tensor index, which it reads.
 llvm::ArrayRef<SyncOperation> syncOperations();
 
 /// The built-in operation whose SyncFunctions entry is \p Option, or null.

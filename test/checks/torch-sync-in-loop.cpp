@@ -261,3 +261,20 @@ void trainLikeAten(torch::nn::Linear model, torch::optim::SGD &opt,
   }
 }
 } // namespace at::native
+
+// Indexing with a tensor reads the index with item() (libtorch-SSD's NMS:
+// `x1[i]` with `i` a 0-dim CUDA tensor).
+void indexWithTensor(torch::nn::Linear model, torch::optim::SGD &opt,
+                     torch::Tensor x) {
+  auto order = torch::argsort(x.to(torch::kCUDA));
+  auto host = torch::arange(4);
+  for (int step = 0; step < 10; ++step) {
+    auto loss = model(x).sum();
+    loss.backward();
+    opt.step();
+    auto first = x[order[0]];
+    // CHECK-MESSAGES: :[[@LINE-1]]:18: warning: 'Tensor::operator[]' with a tensor index (it reads the index with 'item') makes the host wait for the device on every iteration of this training loop
+    auto second = x[host[1]]; // a CPU index: nothing to wait for
+    auto third = x[2];        // an integer index
+  }
+}
