@@ -360,7 +360,8 @@ def write_markdown(out, repos, report, results, eval_dir, setname, trees):
             ["training-heldout2", "training-heldout3"])
         lines += ["", "## Round 5: labelled blind, then used for tuning", ""] + kept(
             ["training-heldout4"])
-        lines += ["", "## Round 6: held out", ""] + kept(["training-heldout5"])
+        lines += ["", "## Round 6: labelled blind, then used for tuning", ""] + kept(
+            ["training-heldout5"])
         lines += ["", "## The extension checks, on C++/CUDA extensions", ""]
         lines += kept(["cuda", "cuda-heldout", "cuda-heldout2"])
     for title, key in (("False positives", "fp"), ("False negatives", "fn"),
@@ -413,7 +414,7 @@ SETS = collections.OrderedDict([
 ])
 
 # Held-out sets scored once, with the checks frozen.
-FROZEN = ("cuda-heldout2", "training-heldout5")
+FROZEN = ("cuda-heldout2",)
 
 # What happened to a held-out set after it was first scored.
 HELDOUT_NOTES = {
@@ -456,8 +457,11 @@ HELDOUT_NOTES = {
         "allocate on the CPU), so these are no longer held-out figures; the "
         "first run's are in bench/eval/README.md.",
     "training-heldout5":
-        " Labelled and committed before the checks first ran on it, and "
-        "scored once, with the checks frozen.",
+        " Labelled and committed before the checks first ran on it. The "
+        "checks were then changed against its first run (a program's code "
+        "in namespace torch; fills in place between a factory and its move; "
+        "indexing with a tensor), so these are no longer held-out figures; "
+        "the first run's are in bench/eval/README.md.",
 }
 
 
