@@ -5,9 +5,9 @@
 // program under analysis or to a library: a system header, or LibTorch's
 // own headers however they were included. LibTorch is recognised by its
 // files (a folder of its include tree holds c10/macros/Macros.h) and by the
-// namespaces at and c10, never by -isystem alone: CMake's imported `torch` target gives
-// -isystem, include_directories(${TORCH_INCLUDE_DIRS}) gives -I, and both
-// must give the same findings.
+// namespaces at and c10, never by -isystem alone: CMake's imported `torch`
+// target gives -isystem, include_directories(${TORCH_INCLUDE_DIRS}) gives -I,
+// and both must give the same findings.
 //
 //===----------------------------------------------------------------------===//
 #ifndef TORCH_TIDY_LIBTORCH_PROGRAMCODE_H
