@@ -109,9 +109,9 @@ static device::DeviceValue readDevice(const Expr *Call, const SyncOperation *Op,
                                       const FunctionDecl *Fn, ASTContext &Ctx) {
   if (!Fn || !Op || Op->Wait == SyncWait::AllWork)
     return {};
-  // The tensor read: the receiver, else the first tensor argument that is
-  // not an output (`torch::nonzero(t)`, `std::cout << t`, not the `out` of
-  // `nonzero_out(out, t)`).
+  // The tensor read: the index of `x[i]`, else the receiver, else the first
+  // tensor argument that is not an output (`torch::nonzero(t)`,
+  // `std::cout << t`, not the `out` of `nonzero_out(out, t)`).
   const Expr *Read = nullptr;
   const auto *Subscript = dyn_cast<CXXOperatorCallExpr>(Call);
   if (Op->Option == "operator[]" && Subscript && Subscript->getNumArgs() == 2)
