@@ -6,6 +6,6 @@
 #define TT_INLINE inline
 #pragma clang diagnostic push
 #pragma clang diagnostic ignored "-Weverything"
-#include <torch/torch.h>
+#include <ATen/core/Tensor.h>
 #pragma clang diagnostic pop
 #endif

@@ -1,3 +1,3 @@
 #include "replicated.h"
 
-TT_INLINE void replicated1(torch::Tensor x, torch::Device device) { x.to(device); }
+TT_INLINE void replicated1(at::Tensor x, c10::Device device) { x.to(device); }
