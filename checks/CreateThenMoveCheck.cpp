@@ -102,8 +102,9 @@ static std::string deviceText(const CXXMemberCallExpr *Move,
 }
 
 /// True for a tensor method that keeps the data where it is: a view, a
-/// conversion of the dtype only (`.to(torch::kLong)`, `.float()`), or a fill
-/// in place (`.fill_(c)`, `.zero_()`).
+/// conversion of the dtype only (`.to(torch::kLong)`, `.float()`), a fill
+/// in place (`.fill_(c)`, `.zero_()`), a copy or a triangle (`.clone()`,
+/// `.tril()`).
 static bool keepsDevice(const CXXMemberCallExpr *MC) {
   const CXXMethodDecl *MD = MC->getMethodDecl();
   if (!MD || !MD->getIdentifier() || !libtorch::isTensorRecord(MD->getParent()))
@@ -117,7 +118,8 @@ static bool keepsDevice(const CXXMemberCallExpr *MC) {
       {"unsqueeze", "squeeze", "view",       "reshape", "expand",    "t",
        "transpose", "permute", "contiguous", "flatten", "unflatten", "narrow",
        "select",    "slice",   "repeat",     "float",   "double",    "half",
-       "long",      "int",     "bool",       "fill_",   "zero_"},
+       "long",      "int",     "bool",       "fill_",   "zero_",     "triu",
+       "tril",      "clone"},
       Name);
 }
 
@@ -158,6 +160,52 @@ static const CallExpr *factoryUnder(const Expr *E) {
   const auto *Call = dyn_cast<CallExpr>(underDeviceKeepingCalls(E));
   return Call && !isa<CXXMemberCallExpr, CXXOperatorCallExpr>(Call) ? Call
                                                                     : nullptr;
+}
+
+/// True for a call of a factory that allocates on its own (allocatesOnItsOwn).
+static bool isAllocatingFactory(const CallExpr *Call) {
+  const FunctionDecl *FD = Call ? Call->getDirectCallee() : nullptr;
+  return FD && FD->getIdentifier() &&
+         allocatesOnItsOwn(libtorch::factoryKind(FD));
+}
+
+/// Appends the return statements of \p S, not of its lambdas, to \p Out.
+static void collectReturns(const Stmt *S,
+                           llvm::SmallVectorImpl<const ReturnStmt *> &Out) {
+  if (!S || isa<LambdaExpr>(S))
+    return;
+  if (const auto *R = dyn_cast<ReturnStmt>(S))
+    Out.push_back(R);
+  for (const Stmt *Child : S->children())
+    collectReturns(Child, Out);
+}
+
+/// When \p Receiver calls a function of the program (\p Helper) whose every
+/// return statement returns a factory's tensor, through device-keeping calls
+/// (`return torch::triu(torch::full({n, n}, -inf), 1);`): the first such
+/// factory. Else null.
+static const CallExpr *factoryReturnedBy(const Expr *Receiver,
+                                         const FunctionDecl *&Helper) {
+  const auto *Call = dyn_cast<CallExpr>(underDeviceKeepingCalls(Receiver));
+  const FunctionDecl *FD = Call ? Call->getDirectCallee() : nullptr;
+  const FunctionDecl *Def = nullptr;
+  if (!FD || !FD->hasBody(Def) || Def->isDependentContext() ||
+      libtorch::isLibraryDecl(Def))
+    return nullptr;
+  llvm::SmallVector<const ReturnStmt *, 2> Returns;
+  collectReturns(Def->getBody(), Returns);
+  const CallExpr *First = nullptr;
+  for (const ReturnStmt *R : Returns) {
+    const CallExpr *Factory =
+        R->getRetValue() ? factoryUnder(R->getRetValue()) : nullptr;
+    if (!isAllocatingFactory(Factory))
+      return nullptr;
+    if (!First)
+      First = Factory;
+  }
+  if (First)
+    Helper = Def;
+  return First;
 }
 
 /// The local variable or member of `*this` that \p E names, or null.
@@ -398,15 +446,20 @@ void CreateThenMoveCheck::check(const MatchFinder::MatchResult &Result) {
   const auto *Fn = Result.Nodes.getNodeAs<FunctionDecl>("fn");
   if (keepsDevice(Move))
     return;
-  const CallExpr *Factory = factoryUnder(Move->getImplicitObjectArgument());
-  const bool InStatementBefore = !Factory;
+  const Expr *Receiver = Move->getImplicitObjectArgument();
+  const CallExpr *Factory = factoryUnder(Receiver);
+  bool InStatementBefore = !Factory;
   if (!Factory)
     Factory = factoryBefore(Move, Fn->getBody());
-  const FunctionDecl *FactoryFn =
-      Factory ? Factory->getDirectCallee() : nullptr;
-  if (!FactoryFn || !FactoryFn->getIdentifier() ||
-      !allocatesOnItsOwn(libtorch::factoryKind(FactoryFn)))
+  // Or made by a function of the program's (`make_mask(n).to(device)`).
+  const FunctionDecl *Helper = nullptr;
+  if (!isAllocatingFactory(Factory)) {
+    Factory = factoryReturnedBy(Receiver, Helper);
+    InStatementBefore = false;
+  }
+  if (!Factory)
     return;
+  const FunctionDecl *FactoryFn = Factory->getDirectCallee();
   const bool Random = isRandom(FactoryFn->getName());
   if (Random && !ReportRandomFactories)
     return;
@@ -414,7 +467,11 @@ void CreateThenMoveCheck::check(const MatchFinder::MatchResult &Result) {
   const DeviceFlow *Flow = device::analyzedFlow(*this, Fn, Ctx, Verbose);
   if (!Flow)
     return;
-  device::DeviceFact Created = Flow->factOf(Factory);
+  const DeviceFlow *MadeIn =
+      Helper ? device::analyzedFlow(*this, Helper, Ctx, Verbose) : Flow;
+  if (!MadeIn)
+    return;
+  device::DeviceFact Created = MadeIn->factOf(Factory);
   DeviceValue Target = Flow->conversionTarget(Move);
   // Also a factory told to allocate on the CPU (`.device(torch::kCPU)`):
   // the move still copies what could have been created there.
@@ -457,6 +514,21 @@ void CreateThenMoveCheck::check(const MatchFinder::MatchResult &Result) {
                    : !DeviceText.empty() ? "'" + DeviceText + "'"
                                          : Target.name();
   const bool Fills = !FactoryFn->getName().starts_with("empty");
+  if (Helper) {
+    diag(Loc, "'%0' returns a tensor that '%1' allocates %select{|and fills "
+              "}2on the CPU, then '%3' copies it to %4; create it on the "
+              "device in '%0' (pass it the device)")
+        << Helper->getQualifiedNameAsString() << FactoryName << Fills << Method
+        << To;
+    diag(SM.getFileLoc(Factory->getExprLoc()), "the tensor is created here",
+         DiagnosticIDs::Note);
+    if (Random)
+      diag(Loc,
+           "created on the device, the values come from its random "
+           "generator, not the CPU's: a seeded run draws different numbers",
+           DiagnosticIDs::Note);
+    return;
+  }
   diag(Loc, "'%0' allocates %select{|and fills }1this tensor on the CPU, then "
             "'%2' copies it to %3; pass %4 to the factory to create it there")
       << FactoryName << Fills << Method << To << Instead

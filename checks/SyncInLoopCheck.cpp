@@ -68,12 +68,13 @@ void SyncInLoopCheck::onEndOfTranslationUnit() {
   TorchCheck::onEndOfTranslationUnit();
   if (Unit) {
     device::writeUnitFacts(*Unit);
-    std::string Lines = program::perStepFacts(*Unit);
-    for (const std::string &L : PerStepNeeds)
+    std::string Lines =
+        program::perStepFacts(*Unit) + program::programGpuFacts(*Unit);
+    for (const std::string &L : ProgramNeeds)
       Lines += L;
     device::appendUnitFacts(Lines);
   }
-  PerStepNeeds.clear();
+  ProgramNeeds.clear();
   Unit = nullptr;
   device::DeviceFlow::clearCache();
   program::clearHiddenSyncCache();
@@ -218,6 +219,9 @@ struct SyncInLoopCheck::Walk {
   /// Waits right before or after a clock read (program::collectTimingWaits):
   /// they make the timing right and are not stalls.
   llvm::SmallPtrSet<const Expr *, 4> TimingWaits;
+  /// In a body walk (OutsideLoops): its last statement, when it is an `if`
+  /// (then the `else if` that follows it).
+  const IfStmt *TailIf = nullptr;
 
   void statementPosition(const Stmt *S) {
     const auto *E = dyn_cast_or_null<Expr>(S);
@@ -256,6 +260,12 @@ struct SyncInLoopCheck::Walk {
           libtorch::isOrDerivesFrom(RD, "torch::optim::Optimizer"))
         return nullptr;
     }
+    // In the body of a function that another file may call per step, a
+    // function of the program's is not followed: this unit does not know
+    // that it runs per step, so its loops report their own waits, and the
+    // devices of what it reads are not followed across the call.
+    if (OutsideLoops && Marker.Elsewhere && !libtorch::isLibraryDecl(FD))
+      return nullptr;
     const CallExpr *Inside = program::hiddenSync(FD, Ctx);
     if (!Inside)
       return nullptr;
@@ -279,7 +289,7 @@ struct SyncInLoopCheck::Walk {
     SourceLocation Loc = SM.getFileLoc(E->getExprLoc());
     if (!Check.reportOnce(Loc))
       return;
-    Check.needsPerStep(Loc, Marker, SM, From.Device);
+    Check.needsProgram(Loc, Marker, SM, From.Device);
     Check.diag(Loc, "%0 copies a tensor %1 into a CPU tensor, which makes the "
                     "host wait for the device on every iteration of %2; "
                     "collect the results on the device and copy them to the "
@@ -356,6 +366,24 @@ struct SyncInLoopCheck::Walk {
     return Reports(Branch) && Message;
   }
 
+  /// 1 for `if (flag)`, -1 for `if (!flag)`, where flag is a bool
+  /// parameter of Fn; else 0.
+  int flagTest(const IfStmt *If) const {
+    const Expr *Cond = ast::stripImplicit(If->getCond());
+    int Sign = 1;
+    if (const auto *Not = dyn_cast<UnaryOperator>(Cond);
+        Not && Not->getOpcode() == UO_LNot) {
+      Cond = ast::stripImplicit(Not->getSubExpr());
+      Sign = -1;
+    }
+    const auto *Ref = dyn_cast<DeclRefExpr>(Cond);
+    const auto *P = Ref ? dyn_cast<ParmVarDecl>(Ref->getDecl()) : nullptr;
+    return P && P->getDeclContext() == Fn &&
+                   P->getType().getNonReferenceType()->isBooleanType()
+               ? Sign
+               : 0;
+  }
+
   void visitInBreakScope(const Stmt *S) {
     ++BreakScopes;
     visitChildren(S);
@@ -383,12 +411,23 @@ struct SyncInLoopCheck::Walk {
     if (const auto *If = dyn_cast<IfStmt>(S)) {
       statementPosition(If->getThen());
       statementPosition(If->getElse());
-      // A periodic branch runs once per interval, a leaving one once.
-      bool SkipThen = leavesLoop(If->getThen()) ||
-                      (Check.AllowInPeriodicGuard && usesModulo(If->getCond()));
+      // A periodic branch runs once per interval, a leaving one once. In
+      // the body of a per-step function, the branches of its last `if`
+      // return as the function ends (`if (explore) return random; else
+      // {...; return act;}`): they run on each call.
+      const bool Tail = If == TailIf;
+      if (Tail)
+        TailIf = dyn_cast_or_null<IfStmt>(If->getElse());
+      // A branch on a flag its callers in other files pass (`if (show)`):
+      // which way the per-step calls go is theirs to say.
+      const int Flag = OutsideLoops && Marker.Elsewhere ? flagTest(If) : 0;
+      bool SkipThen =
+          (!Tail && leavesLoop(If->getThen())) ||
+          (Check.AllowInPeriodicGuard && usesModulo(If->getCond())) || Flag > 0;
       bool SkipElse =
-          leavesLoop(If->getElse()) ||
-          (onlyReports(If->getElse()) && !onlyReports(If->getThen()));
+          (!Tail && leavesLoop(If->getElse())) ||
+          (onlyReports(If->getElse()) && !onlyReports(If->getThen())) ||
+          Flag < 0;
       visit(If->getInit());
       visit(If->getConditionVariableDeclStmt());
       visit(If->getCond());
@@ -426,19 +465,31 @@ struct SyncInLoopCheck::Walk {
   }
 };
 
-void SyncInLoopCheck::needsPerStep(SourceLocation Loc,
+void SyncInLoopCheck::needsProgram(SourceLocation Loc,
                                    const program::HotMarker &Marker,
                                    const SourceManager &SM,
                                    device::DeviceValue Read) {
+  // Any wait needs a GPU somewhere in the program.
+  if (device::exportsUnitFacts())
+    if (auto Pos = device::findingPosition(Loc, SM))
+      ProgramNeeds.insert(device::ProgramFacts::gpuNeedFact(
+          "torch-sync-in-loop", Pos->first, Pos->second));
   if (!Marker.Elsewhere)
     return;
   if (auto Pos = device::findingPosition(Loc, SM))
-    PerStepNeeds.insert(device::ProgramFacts::perStepNeedFact(
+    ProgramNeeds.insert(device::ProgramFacts::perStepNeedFact(
         Pos->first, Pos->second, device::functionKey(Marker.Elsewhere)));
   // A function whose tensor parameters all receive CPU tensors in the whole
   // program (`unbind_captions(ids.cpu())`) waits for no device, unless the
   // tensor read has a device of its own (`image.to(device)`).
   if (Read.isKnown())
+    return;
+  // Nor when the function moves tensors to a device of its own (an agent's
+  // `obs.to(device_)` before its model's forward): its parameters' devices
+  // do not decide where it computes.
+  if (device::DeviceFlow::get(Marker.Elsewhere,
+                              Marker.Elsewhere->getASTContext())
+          .movesToDevice())
     return;
   for (const ParmVarDecl *P : Marker.Elsewhere->parameters())
     if (libtorch::isTensorType(P->getType().getNonReferenceType()))
@@ -454,7 +505,7 @@ void SyncInLoopCheck::report(const Expr *Call, StringRef Subject,
   SourceLocation Loc = SM.getFileLoc(Call->getExprLoc());
   if (!reportOnce(Loc))
     return;
-  needsPerStep(Loc, Marker, SM, Read);
+  needsProgram(Loc, Marker, SM, Read);
   if (Inside) {
     diag(Loc, "%0 makes the host wait for the device on every iteration of "
               "%1: it calls %2 inside; call it only under a "
@@ -505,6 +556,9 @@ void SyncInLoopCheck::check(const MatchFinder::MatchResult &Result) {
     Marker.Body = true;
     Walk W{*this, Marker, Ctx, Body, {}, false, {}};
     W.OutsideLoops = true;
+    if (const auto *CS = dyn_cast<CompoundStmt>(Body->getBody());
+        CS && !CS->body_empty())
+      W.TailIf = dyn_cast<IfStmt>(CS->body_back());
     W.visit(Body->getBody());
     return;
   }

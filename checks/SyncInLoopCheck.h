@@ -45,15 +45,16 @@ private:
               const CallExpr *Inside = nullptr,
               device::DeviceValue Read = device::DeviceValue::unknown());
 
-  /// Marks the finding at \p Loc as made with \p Marker: one made as if its
-  /// function ran once per step is kept only if another file calls it so.
-  /// \p Read is the device of the tensor read there, if known.
-  void needsPerStep(SourceLocation Loc, const program::HotMarker &Marker,
+  /// What the finding at \p Loc, made with \p Marker, needs from the
+  /// whole program (batch mode): a GPU named somewhere; and when made as if
+  /// its function ran once per step, another file that calls it so. \p Read
+  /// is the device of the tensor read there, if known.
+  void needsProgram(SourceLocation Loc, const program::HotMarker &Marker,
                     const SourceManager &SM, device::DeviceValue Read);
 
   std::vector<std::string> SyncFunctions;
-  /// The Q lines of this unit (device::ProgramFacts).
-  std::set<std::string> PerStepNeeds;
+  /// The Q and Z lines of this unit (device::ProgramFacts).
+  std::set<std::string> ProgramNeeds;
   /// In a batch worker: the unit whose facts onEndOfTranslationUnit()
   /// writes (CallerDevices.h).
   ASTContext *Unit = nullptr;

@@ -593,6 +593,13 @@ DeviceValue DeviceFlow::conversionTarget(const CXXMemberCallExpr *Call) const {
   return V.kind() == DeviceValue::Unspecified ? DeviceValue() : V;
 }
 
+bool DeviceFlow::movesToDevice() const {
+  return llvm::any_of(Facts, [&](const auto &Entry) {
+    const auto *Call = dyn_cast<CXXMemberCallExpr>(Entry.first);
+    return Call && conversionTarget(Call).isDeviceSide();
+  });
+}
+
 bool DeviceFlow::isAlreadyOnTarget(const CXXMemberCallExpr *Call) const {
   DeviceValue To = conversionTarget(Call);
   DeviceValue From = deviceOf(Call->getImplicitObjectArgument());

@@ -116,6 +116,11 @@ public:
   /// device it moves to (both known and equal).
   bool isAlreadyOnTarget(const CXXMemberCallExpr *Call) const;
 
+  /// True when the function moves a tensor to a device that is not the CPU
+  /// (`obs.to(device_)`, `.cuda()`): where it computes is its own choice,
+  /// not only its tensor parameters'.
+  bool movesToDevice() const;
+
   /// True for forward() of a torch::nn::Module subclass: its tensor
   /// arguments are on the module's device.
   static bool isModuleForward(const FunctionDecl *FD);

@@ -4,6 +4,7 @@
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringSet.h"
 #include "llvm/ADT/Twine.h"
+#include <functional>
 
 namespace clang::tidy::torch::device {
 
@@ -145,15 +146,75 @@ std::string ProgramFacts::perStepNeedFact(llvm::StringRef File, unsigned Offset,
   return ("Q\t" + File + "\t" + llvm::Twine(Offset) + "\t" + Fn + "\n").str();
 }
 
-bool ProgramFacts::perStepNowhere(llvm::StringRef File, unsigned Offset) const {
-  auto It = PerStepNeeds.find({File.str(), Offset});
-  return It != PerStepNeeds.end() &&
-         llvm::none_of(It->second, [&](const std::string &Fn) {
-           return PerStep.count(Fn) != 0;
+std::string ProgramFacts::stepFunctionFact(llvm::StringRef Fn) {
+  return ("M\t" + Fn + "\n").str();
+}
+
+std::string ProgramFacts::loopCallsFact(llvm::ArrayRef<std::string> Fns) {
+  return "O\t" + llvm::join(Fns, "\t") + "\n";
+}
+
+std::string ProgramFacts::programFact(llvm::StringRef What) {
+  return ("P\t" + What + "\n").str();
+}
+
+std::string ProgramFacts::gpuNeedFact(llvm::StringRef Check,
+                                      llvm::StringRef File, unsigned Offset) {
+  return ("Z\t" + Check + "\t" + File + "\t" + llvm::Twine(Offset) + "\n")
+      .str();
+}
+
+void ProgramFacts::joinPrograms() const {
+  std::vector<unsigned> Parent(Units.size());
+  for (unsigned I = 0; I < Parent.size(); ++I)
+    Parent[I] = I;
+  std::function<unsigned(unsigned)> Root = [&](unsigned U) {
+    return Parent[U] == U ? U : Parent[U] = Root(Parent[U]);
+  };
+  for (const auto &[Fn, Tied] : UnitsOfFunction)
+    for (unsigned U : Tied)
+      Parent[Root(U)] = Root(Tied.front());
+  std::vector<UnitRole> Program(Units.size());
+  for (unsigned U = 0; U < Units.size(); ++U) {
+    Program[Root(U)].Main |= Units[U].Main;
+    Program[Root(U)].Gpu |= Units[U].Gpu;
+  }
+  ProgramOfUnit.resize(Units.size());
+  for (unsigned U = 0; U < Units.size(); ++U)
+    ProgramOfUnit[U] = Program[Root(U)];
+}
+
+bool ProgramFacts::cpuOnlyProgram(llvm::StringRef Check, llvm::StringRef File,
+                                  unsigned Offset) const {
+  auto It = GpuNeeds.find({Check.str(), File.str(), Offset});
+  if (It == GpuNeeds.end())
+    return false;
+  if (ProgramOfUnit.size() != Units.size())
+    joinPrograms();
+  const UnitRole &P = ProgramOfUnit[It->second];
+  return P.Main && !P.Gpu;
+}
+
+bool ProgramFacts::runsPerStep(const std::string &Fn) const {
+  if (PerStep.count(Fn))
+    return true;
+  auto It = LoopsCalling.find(Fn);
+  return It != LoopsCalling.end() && llvm::any_of(It->second, [&](size_t Loop) {
+           return llvm::any_of(LoopCalls[Loop], [&](const std::string &Callee) {
+             return StepFunctions.count(Callee) != 0;
+           });
          });
 }
 
+bool ProgramFacts::perStepNowhere(llvm::StringRef File, unsigned Offset) const {
+  auto It = PerStepNeeds.find({File.str(), Offset});
+  return It != PerStepNeeds.end() &&
+         llvm::none_of(It->second,
+                       [&](const std::string &Fn) { return runsPerStep(Fn); });
+}
+
 void ProgramFacts::add(llvm::StringRef Text) {
+  Units.emplace_back();
   llvm::SmallVector<llvm::StringRef, 0> Lines;
   Text.split(Lines, '\n', -1, false);
   for (llvm::StringRef Line : Lines) {
@@ -173,7 +234,22 @@ void ProgramFacts::add(llvm::StringRef Text) {
       SizeLoopDeferred[{F[1].str(), N}].push_back(Rest(3));
     else if (F[0] == "S" && F.size() >= 2)
       PerStep[Rest(1)] = true;
-    else if (F[0] == "Q" && F.size() >= 4 && !F[2].getAsInteger(10, N))
+    else if (F[0] == "P" && F.size() == 2) {
+      Units.back().Main |= F[1] == "main";
+      Units.back().Gpu |= F[1] == "gpu";
+    } else if (F[0] == "P" && F.size() >= 3 &&
+               (F[1] == "def" || F[1] == "call"))
+      UnitsOfFunction[Rest(2)].push_back(Units.size() - 1);
+    else if (F[0] == "Z" && F.size() == 4 && !F[3].getAsInteger(10, N))
+      GpuNeeds[{F[1].str(), F[2].str(), N}] = Units.size() - 1;
+    else if (F[0] == "M" && F.size() >= 2)
+      StepFunctions[Rest(1)] = true;
+    else if (F[0] == "O" && F.size() >= 2) {
+      std::vector<std::string> Fns(F.begin() + 1, F.end());
+      for (const std::string &Fn : Fns)
+        LoopsCalling[Fn].push_back(LoopCalls.size());
+      LoopCalls.push_back(std::move(Fns));
+    } else if (F[0] == "Q" && F.size() >= 4 && !F[2].getAsInteger(10, N))
       PerStepNeeds[{F[1].str(), N}].push_back(Rest(3));
     else if (F[0] == "G" && F.size() >= 3)
       Inflow[guardOf(F[1])].push_back(Rest(2));

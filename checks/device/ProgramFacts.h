@@ -59,16 +59,36 @@
 // (program/HotLoops.h)?
 //   S <fn>                    a unit calls <fn>, defined elsewhere, once per
 //                             step
+//   M <fn>                    <fn>'s body, outside its loops, runs a training
+//                             or inference step (a backward pass, an
+//                             optimizer step, a model's forward)
+//   O <fn> <fn>...            a loop that is not hot by itself calls these
+//                             functions, defined elsewhere, on each
+//                             iteration: if one of them has an M line, the
+//                             loop runs once per step, and so do they all
+//   P main | gpu              the unit defines main(); it names a GPU itself
+//                             (program/GpuUse.h)
+//   P def <fn> | call <fn>    the unit defines <fn>; it calls <fn>, defined
+//                             elsewhere: units tied by a function belong to
+//                             one program
+//   Z <check> <file> <offset> <check>'s finding at <offset> waits for a
+//                             device: it stands only if a unit of its
+//                             program names a GPU, or none defines main()
+//                             (a library's callers are elsewhere)
 //   Q <file> <offset> <fn>    the finding at <offset>, made as if <fn> ran
 //                             once per step, stands only if a unit says so
+//                             (an S line, or an O line made hot by an M
+//                             line)
 #ifndef TORCH_TIDY_DEVICE_PROGRAMFACTS_H
 #define TORCH_TIDY_DEVICE_PROGRAMFACTS_H
 
+#include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/STLFunctionalExtras.h"
 #include "llvm/ADT/StringMap.h"
 #include "llvm/ADT/StringRef.h"
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <tuple>
 #include <utility>
@@ -112,6 +132,11 @@ public:
   static std::string deviceCodeFact(llvm::StringRef File, unsigned Begin,
                                     unsigned End);
   static std::string perStepFact(llvm::StringRef Fn);
+  static std::string stepFunctionFact(llvm::StringRef Fn);
+  static std::string programFact(llvm::StringRef What);
+  static std::string gpuNeedFact(llvm::StringRef Check, llvm::StringRef File,
+                                 unsigned Offset);
+  static std::string loopCallsFact(llvm::ArrayRef<std::string> Fns);
   static std::string perStepNeedFact(llvm::StringRef File, unsigned Offset,
                                      llvm::StringRef Fn);
   static std::string callerDeferredFact(llvm::StringRef Check,
@@ -149,6 +174,11 @@ public:
   /// True when the finding in \p File at \p Offset was made as if its
   /// function ran once per step (Q lines) and no unit calls it so.
   bool perStepNowhere(llvm::StringRef File, unsigned Offset) const;
+  /// True for \p Check's finding at \p File:\p Offset when it needs a GPU
+  /// (a Z line) in a program that runs on the CPU: a unit defines main()
+  /// and none names a GPU.
+  bool cpuOnlyProgram(llvm::StringRef Check, llvm::StringRef File,
+                      unsigned Offset) const;
 
 private:
   /// "ret <fn>" or "param <i> <fn>" -> the values flowing into it.
@@ -167,10 +197,28 @@ private:
   std::map<std::string, std::vector<Launcher>> Launchers; ///< L lines
   std::map<std::tuple<std::string, std::string, unsigned>,
            std::vector<std::pair<std::string, std::optional<unsigned>>>>
-      LauncherNeeds;                   ///< N lines
-  std::map<std::string, bool> PerStep; ///< S lines
+      LauncherNeeds;                         ///< N lines
+  std::map<std::string, bool> PerStep;       ///< S lines
+  std::map<std::string, bool> StepFunctions; ///< M lines
+  /// P lines, per unit (one add() each), and the units each function ties.
+  struct UnitRole {
+    bool Main = false, Gpu = false;
+  };
+  std::vector<UnitRole> Units;
+  std::map<std::string, std::vector<unsigned>> UnitsOfFunction;
+  /// Z lines: the finding -> its unit.
+  std::map<std::tuple<std::string, std::string, unsigned>, unsigned> GpuNeeds;
+  /// Each unit's program: the units tied to it, as one role (cpuOnlyProgram).
+  mutable std::vector<UnitRole> ProgramOfUnit;
+  void joinPrograms() const;
+  std::vector<std::vector<std::string>> LoopCalls; ///< O lines
+  /// A function -> the O lines (indices into LoopCalls) that name it.
+  std::map<std::string, std::vector<size_t>> LoopsCalling;
   std::map<std::pair<std::string, unsigned>, std::vector<std::string>>
       PerStepNeeds; ///< Q lines
+  /// True when a unit calls \p Fn once per step: an S line, or an O line
+  /// with an M line's function in it.
+  bool runsPerStep(const std::string &Fn) const;
   /// True when every value that reaches \p Value is "guarded" or "cuda",
   /// and one does; a function no unit calls proves nothing.
   bool provenByCallers(llvm::StringRef Value) const;

@@ -1,12 +1,16 @@
 //===- GpuUse.cpp - can this translation unit use a GPU at all? ----------===//
 #include "program/GpuUse.h"
+#include "ast/ASTHelpers.h"
+#include "device/CallerDevices.h"
 #include "device/DeviceLiterals.h"
+#include "device/ProgramFacts.h"
 #include "libtorch/DeviceRules.h"
 #include "libtorch/ProgramCode.h"
 #include "libtorch/TorchModules.h"
 #include "libtorch/TorchTypes.h"
 #include "clang/AST/ExprCXX.h"
 #include "clang/AST/RecursiveASTVisitor.h"
+#include <set>
 
 namespace clang::tidy::torch::program {
 
@@ -27,8 +31,10 @@ bool handlesTensors(const FunctionDecl *FD) {
 
 class GpuMentions : public RecursiveASTVisitor<GpuMentions> {
 public:
-  explicit GpuMentions(const ASTContext &Ctx)
-      : Ctx(Ctx), SM(Ctx.getSourceManager()) {}
+  /// \p Own: count only the GPUs the unit names itself, not the devices it
+  /// takes from other files.
+  GpuMentions(const ASTContext &Ctx, bool Own)
+      : Ctx(Ctx), SM(Ctx.getSourceManager()), Own(Own) {}
   bool Found = false;
   bool HasMain = false;
 
@@ -56,7 +62,7 @@ public:
     // tensors on a GPU; a module's methods compute on the module's device,
     // which this file decides.
     const auto *MD = dyn_cast<CXXMethodDecl>(FD);
-    if (!FD->isDefined() && !libtorch::isLibraryDecl(FD) &&
+    if (!Own && !FD->isDefined() && !libtorch::isLibraryDecl(FD) &&
         !(MD && libtorch::isModuleClass(MD->getParent())) && handlesTensors(FD))
       Found = true;
     std::string Q = FD->getQualifiedNameAsString();
@@ -79,9 +85,23 @@ public:
     HasMain |= FD->isMain() && FD->doesThisDeclarationHaveABody();
     return true;
   }
+  // A device chosen when the program runs: `torch::Device(argv[1])`.
+  bool VisitCXXConstructExpr(CXXConstructExpr *E) {
+    if (E->getNumArgs() > 0 &&
+        libtorch::carrierOf(E->getType()) == libtorch::Carrier::Device) {
+      const Expr *A = ast::stripCopiesAndConversions(E->getArg(0));
+      QualType T = A->getType();
+      bool Text = T->isPointerType() || T->isArrayType() ||
+                  (T->getAsCXXRecordDecl() &&
+                   T->getAsCXXRecordDecl()->getName() == "basic_string");
+      if (Text && !isa<StringLiteral>(A))
+        Found = true;
+    }
+    return !Found;
+  }
   bool VisitDeclaratorDecl(DeclaratorDecl *D) {
     libtorch::Carrier C = libtorch::carrierOf(D->getType());
-    if ((isa<ParmVarDecl>(D) || isa<FieldDecl>(D)) &&
+    if (!Own && (isa<ParmVarDecl>(D) || isa<FieldDecl>(D)) &&
         (C == libtorch::Carrier::Device || C == libtorch::Carrier::Options))
       Found = true;
     return !Found;
@@ -90,6 +110,7 @@ public:
 private:
   const ASTContext &Ctx;
   const SourceManager &SM;
+  const bool Own;
 };
 } // namespace
 
@@ -97,12 +118,72 @@ bool mayUseGPU(ASTContext &Ctx) {
   if (Ctx.getLangOpts().CUDA) // a CUDA unit launches work on a GPU
     return true;
   if (CachedCtx != &Ctx) {
-    GpuMentions V(Ctx);
+    GpuMentions V(Ctx, /*Own=*/false);
     V.TraverseDecl(Ctx.getTranslationUnitDecl());
     CachedCtx = &Ctx;
     CachedAnswer = V.Found || !V.HasMain;
   }
   return CachedAnswer;
+}
+
+namespace {
+/// The functions of the program this unit defines, and those defined in
+/// other files that it calls: what ties it to the other units of its
+/// program.
+class ProgramLinks : public RecursiveASTVisitor<ProgramLinks> {
+public:
+  explicit ProgramLinks(const ASTContext &Ctx) : SM(Ctx.getSourceManager()) {}
+  std::set<std::string> Defines, Calls;
+
+  bool TraverseDecl(Decl *D) {
+    if (D && !isa<TranslationUnitDecl>(D) &&
+        libtorch::isLibraryLocation(SM, D->getLocation()))
+      return true;
+    return RecursiveASTVisitor::TraverseDecl(D);
+  }
+  bool VisitFunctionDecl(FunctionDecl *FD) {
+    if (FD->doesThisDeclarationHaveABody() && linkable(FD))
+      Defines.insert(device::functionKey(FD));
+    return true;
+  }
+  bool VisitCallExpr(CallExpr *E) {
+    called(E->getDirectCallee());
+    return true;
+  }
+  bool VisitCXXConstructExpr(CXXConstructExpr *E) {
+    called(E->getConstructor());
+    return true;
+  }
+
+private:
+  const SourceManager &SM;
+  static bool linkable(const FunctionDecl *FD) {
+    return FD->isExternallyVisible() && !FD->isMain() &&
+           !FD->isDependentContext() && device::isUserFunction(FD) &&
+           !libtorch::isLibraryDecl(FD);
+  }
+  void called(const FunctionDecl *FD) {
+    if (FD && !FD->isDefined() && linkable(FD))
+      Calls.insert(device::functionKey(FD));
+  }
+};
+} // namespace
+
+std::string programGpuFacts(ASTContext &Ctx) {
+  GpuMentions V(Ctx, /*Own=*/true);
+  V.TraverseDecl(Ctx.getTranslationUnitDecl());
+  ProgramLinks Links(Ctx);
+  Links.TraverseDecl(Ctx.getTranslationUnitDecl());
+  std::string Lines;
+  if (V.HasMain)
+    Lines += device::ProgramFacts::programFact("main");
+  if (V.Found || Ctx.getLangOpts().CUDA)
+    Lines += device::ProgramFacts::programFact("gpu");
+  for (const std::string &Key : Links.Defines)
+    Lines += device::ProgramFacts::programFact("def\t" + Key);
+  for (const std::string &Key : Links.Calls)
+    Lines += device::ProgramFacts::programFact("call\t" + Key);
+  return Lines;
 }
 
 void clearGpuUseCache() { CachedCtx = nullptr; }

@@ -355,6 +355,16 @@ struct PerStepSeed {
   bool BySize;
 };
 
+/// The function of the program that \p Call runs, if it is defined in
+/// another file (no body here).
+const FunctionDecl *elsewhereCallee(const CallExpr *Call) {
+  const FunctionDecl *FD = Call->getDirectCallee();
+  if (FD && !FD->hasBody() && device::isUserFunction(FD) &&
+      !libtorch::isLibraryDecl(FD) && !device::DeviceFlow::isModuleForward(FD))
+    return FD;
+  return nullptr;
+}
+
 /// Appends the calls in \p S (lambdas included) to \p Out.
 void collectCalls(const Stmt *S, const std::string &Why, unsigned Depth,
                   bool BySize, std::deque<PerStepSeed> &Out) {
@@ -417,10 +427,7 @@ void buildPerStep(ASTContext &Ctx) {
     PerStepSeed Seed = std::move(Work.front());
     Work.pop_front();
     const FunctionDecl *Def = userCallee(Seed.Call);
-    if (const FunctionDecl *FD = Seed.Call->getDirectCallee();
-        !Def && FD && !FD->hasBody() && device::isUserFunction(FD) &&
-        !libtorch::isLibraryDecl(FD) &&
-        !device::DeviceFlow::isModuleForward(FD))
+    if (const FunctionDecl *FD = elsewhereCallee(Seed.Call))
       State.PerStepElsewhere.insert(device::functionKey(FD));
     if (!Def || device::DeviceFlow::isModuleForward(Def))
       continue;
@@ -517,12 +524,57 @@ HotMarker perStepElsewhere(const FunctionDecl *Fn, ASTContext &Ctx) {
   return M;
 }
 
+/// The keys of the functions defined elsewhere that \p S calls, outside
+/// nested loops and lambdas (where a marker would not make its loop hot).
+static void collectElsewhereCalls(const Stmt *S, std::set<std::string> &Out) {
+  if (!S || ast::isLoop(S) || isa<LambdaExpr>(S))
+    return;
+  if (const auto *Call = dyn_cast<CallExpr>(S))
+    if (const FunctionDecl *FD = elsewhereCallee(Call))
+      Out.insert(device::functionKey(FD));
+  for (const Stmt *Child : S->children())
+    collectElsewhereCalls(Child, Out);
+}
+
+/// The O lines of the loops in \p S that are not hot by themselves: whether
+/// they are depends on the functions they call in other files.
+static void collectOpenLoops(const Stmt *S, std::set<std::string> &Lines) {
+  if (!S)
+    return;
+  if (ast::isLoop(S) && !findHotMarker(S) && !perElementMarker(S) &&
+      llvm::none_of(ast::iterationParts(S), containsTrainingLoop)) {
+    std::set<std::string> Callees;
+    for (const Stmt *Part : ast::iterationParts(S))
+      collectElsewhereCalls(Part, Callees);
+    if (!Callees.empty())
+      Lines.insert(device::ProgramFacts::loopCallsFact(
+          std::vector<std::string>(Callees.begin(), Callees.end())));
+  }
+  for (const Stmt *Child : S->children())
+    collectOpenLoops(Child, Lines);
+}
+
 std::string perStepFacts(ASTContext &Ctx) {
   ensureBuilt(Ctx);
-  std::string Lines;
+  std::set<std::string> Lines;
   for (const std::string &Key : State.PerStepElsewhere)
-    Lines += device::ProgramFacts::perStepFact(Key);
-  return Lines;
+    Lines.insert(device::ProgramFacts::perStepFact(Key));
+  for (const FunctionDecl *Fn : libtorch::programFunctionDefinitions(Ctx)) {
+    collectOpenLoops(Fn->getBody(), Lines);
+    const auto *MD = dyn_cast<CXXMethodDecl>(Fn);
+    if (!Fn->isExternallyVisible() || Fn->isMain() || !Fn->getIdentifier() ||
+        ast::isTemplateCode(Fn) || (MD && MD->getParent()->isLambda()) ||
+        device::DeviceFlow::isModuleForward(Fn))
+      continue;
+    const auto &Markers = helperMarkers(Fn, 2);
+    if (llvm::any_of(Markers, [](const HotMarker &M) { return bool(M); }))
+      Lines.insert(
+          device::ProgramFacts::stepFunctionFact(device::functionKey(Fn)));
+  }
+  std::string Out;
+  for (const std::string &L : Lines)
+    Out += L;
+  return Out;
 }
 
 void clearHotLoopCache() {

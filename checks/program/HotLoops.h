@@ -122,8 +122,12 @@ HotMarker perStepCall(const FunctionDecl *Fn, ASTContext &Ctx);
 /// device::ProgramFacts S and Q lines). Else an empty marker.
 HotMarker perStepElsewhere(const FunctionDecl *Fn, ASTContext &Ctx);
 
-/// The S lines of this unit: the functions defined in other files that it
-/// calls once per step.
+/// This unit's lines for device::ProgramFacts: S, the functions defined in
+/// other files that it calls once per step; M, its functions whose body
+/// runs a step (a marker outside their loops, which a loop in another file
+/// that calls them makes hot); O, its loops not hot by themselves, with the
+/// functions defined in other files that each calls (hot if one has an M
+/// line: a DQN's episode loop calling `agent.act(obs)` and `agent.learn()`).
 std::string perStepFacts(ASTContext &Ctx);
 
 void clearHotLoopCache();

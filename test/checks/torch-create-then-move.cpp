@@ -320,3 +320,40 @@ struct Trainer {
     return a + b;
   }
 };
+
+// A tensor a function of the program makes with a factory and returns, moved
+// at the call (a Transformer's square mask): no fix, the device has to reach
+// the function.
+torch::Tensor squareMask(int64_t n) {
+  return torch::triu(torch::full({n, n}, -1e9), 1);
+}
+struct CausalDecoder {
+  torch::Tensor causal(int64_t n) { return torch::ones({n, n}).tril(); }
+  torch::Tensor step(torch::Tensor src, int64_t n) {
+    torch::Tensor m = causal(n).to(src.device());
+    // CHECK-MESSAGES: :[[@LINE-1]]:33: warning: 'CausalDecoder::causal' returns a tensor that 'torch::ones' allocates and fills on the CPU, then 'to' copies it to 'src.device()'; create it on the device in 'CausalDecoder::causal' (pass it the device) [torch-create-then-move]
+    // CHECK-MESSAGES: :[[@LINE-4]]:44: note: the tensor is created here
+    return m + squareMask(n).unsqueeze(0).cuda();
+    // CHECK-MESSAGES: :[[@LINE-1]]:43: warning: 'squareMask' returns a tensor that 'torch::full' allocates and fills on the CPU, then 'cuda' copies it to CUDA; create it on the device in 'squareMask' (pass it the device) [torch-create-then-move]
+    // CHECK-MESSAGES: :[[@LINE-10]]:22: note: the tensor is created here
+  }
+};
+
+// Near misses: a function that returns data it did not allocate, one that
+// returns something else on another path, one that creates on its device.
+torch::Tensor tableOf(std::vector<float> &values) {
+  return torch::from_blob(values.data(), {4}).clone();
+}
+torch::Tensor cachedOrNew(bool fresh, torch::Tensor cached) {
+  if (fresh)
+    return torch::zeros({4});
+  return cached;
+}
+torch::Tensor onItsDevice(torch::Device device) {
+  return torch::zeros({4}, torch::device(device));
+}
+torch::Tensor helperNearMisses(std::vector<float> &values, torch::Tensor c,
+                               torch::Device device) {
+  return tableOf(values).to(device) + cachedOrNew(false, c).to(device) +
+         onItsDevice(device).to(device);
+}

@@ -205,6 +205,11 @@ void nms_last(torch::Tensor order, std::vector<int64_t> &keep) {
 // RUN: %torch-tidy %t.gpu.cpp --checks=-*,torch-sync-in-loop -- %torch_flags 2>&1 | FileCheck %s --check-prefix=GPU-PROGRAM
 // RUN: sed '/^torch::Tensor next_batch() {/d' %S/Inputs/sync-in-loop-cpu-program.cpp > %t.elsewhere.cpp
 // RUN: %torch-tidy %t.elsewhere.cpp --checks=-*,torch-sync-in-loop -- %torch_flags 2>&1 | FileCheck %s --check-prefix=GPU-PROGRAM
+// A device named when the program runs may be a GPU; a literal "cpu" is not.
+// RUN: sed -e 's/randn({8, 4})/randn({8, 4}).to(torch::Device(std::getenv("DEVICE")))/' %S/Inputs/sync-in-loop-cpu-program.cpp > %t.runtime.cpp
+// RUN: %torch-tidy %t.runtime.cpp --checks=-*,torch-sync-in-loop -- %torch_flags 2>&1 | FileCheck %s --check-prefix=GPU-PROGRAM
+// RUN: sed -e 's/randn({8, 4})/randn({8, 4}).to(torch::Device("cpu"))/' %S/Inputs/sync-in-loop-cpu-program.cpp > %t.literal.cpp
+// RUN: %torch-tidy %t.literal.cpp --checks=-*,torch-sync-in-loop -- %torch_flags 2>&1 | FileCheck %s --check-prefix=CPU-PROGRAM --allow-empty --implicit-check-not=warning:
 // CPU-PROGRAM-NOT: warning:
 // GPU-PROGRAM: warning: 'Tensor::item' makes the host wait for the device on every iteration of this training loop
 

@@ -878,6 +878,13 @@ void Batch::dropCPUReads() {
   llvm::erase_if(Findings, [&](const Finding &F) {
     return Program.perStepNowhere(F.Pos.File, F.Pos.Offset);
   });
+  // Waits for a GPU in a program that names none: every tensor is on the
+  // CPU.
+  Before = Findings.size();
+  llvm::erase_if(Findings, [&](const Finding &F) {
+    return Program.cpuOnlyProgram(F.Check, F.Pos.File, F.Pos.Offset);
+  });
+  S.OnCPUAcrossUnits += Before - Findings.size();
 }
 
 /// Baseline and diff: what is hidden, and how much of it.
