@@ -502,7 +502,7 @@ void CreateThenMoveCheck::check(const MatchFinder::MatchResult &Result) {
   const NoFix Why = whyNoFix(InMacro, Fn);
   std::vector<FixItHint> Edits;
   if (Why == NoFix::Fixable && !(DeviceText.empty() && OptionsText.empty()) &&
-      !InStatementBefore && !ToldCPU)
+      !InStatementBefore && !ToldCPU && !Helper)
     Edits = fixes(Factory, Move, DeviceText, OptionsText, SM, LO);
   std::string Instead = !OptionsText.empty() ? "'" + OptionsText + "'"
                         : DeviceText.empty()
@@ -514,26 +514,19 @@ void CreateThenMoveCheck::check(const MatchFinder::MatchResult &Result) {
                    : !DeviceText.empty() ? "'" + DeviceText + "'"
                                          : Target.name();
   const bool Fills = !FactoryFn->getName().starts_with("empty");
-  if (Helper) {
+  if (Helper)
     diag(Loc, "'%0' returns a tensor that '%1' allocates %select{|and fills "
               "}2on the CPU, then '%3' copies it to %4; create it on the "
               "device in '%0' (pass it the device)")
         << Helper->getQualifiedNameAsString() << FactoryName << Fills << Method
         << To;
-    diag(SM.getFileLoc(Factory->getExprLoc()), "the tensor is created here",
-         DiagnosticIDs::Note);
-    if (Random)
-      diag(Loc,
-           "created on the device, the values come from its random "
-           "generator, not the CPU's: a seeded run draws different numbers",
-           DiagnosticIDs::Note);
-    return;
-  }
-  diag(Loc, "'%0' allocates %select{|and fills }1this tensor on the CPU, then "
-            "'%2' copies it to %3; pass %4 to the factory to create it there")
-      << FactoryName << Fills << Method << To << Instead
-      << (Random ? std::vector<FixItHint>() : Edits);
-  if (InStatementBefore)
+  else
+    diag(Loc, "'%0' allocates %select{|and fills }1this tensor on the CPU, "
+              "then '%2' copies it to %3; pass %4 to the factory to create it "
+              "there")
+        << FactoryName << Fills << Method << To << Instead
+        << (Random ? std::vector<FixItHint>() : Edits);
+  if (InStatementBefore || Helper)
     diag(SM.getFileLoc(Factory->getExprLoc()), "the tensor is created here",
          DiagnosticIDs::Note);
   // The fix changes the numbers a seeded run draws: offered on the note,
@@ -544,6 +537,8 @@ void CreateThenMoveCheck::check(const MatchFinder::MatchResult &Result) {
          "not the CPU's: a seeded run draws different numbers",
          DiagnosticIDs::Note)
         << Edits;
+  if (Helper) // the message says what to do instead
+    return;
   if (Why != NoFix::Fixable)
     noFixNote(Loc, Why);
 }

@@ -84,19 +84,23 @@ for SUITE in "${SUITES[@]}"; do
   fi
   inroot() { $SUDO chroot "$ROOT" /bin/sh -c "cd $PWD && $*"; }
   GLIBC_HERE="$(dpkg-query --admindir="$ROOT/var/lib/dpkg" -W -f='${Version}' libc6)"
-  inroot "$PREFIX/bin/torch-tidy --version" | grep -q "torch-tidy version" ||
+  # Outputs are read whole before grep -q: under pipefail, a writer that
+  # grep -q leaves behind dies of SIGPIPE and fails the pipe at random.
+  VERSION="$(inroot "$PREFIX/bin/torch-tidy --version")"
+  grep -q "torch-tidy version" <<<"$VERSION" ||
     fail "$SUITE: torch-tidy --version"
-  inroot "$PREFIX/bin/torch-clangd --version" | grep -q "clangd version" ||
+  VERSION="$(inroot "$PREFIX/bin/torch-clangd --version")"
+  grep -q "clangd version" <<<"$VERSION" ||
     fail "$SUITE: torch-clangd --version"
   inroot "$PREFIX/bin/torch-tidy --list-checks" | diff -u "$WORK/checks.expected" - ||
     fail "$SUITE: --list-checks differs"
   echo '#include <stddef.h>' | $SUDO tee "$ROOT$WORK/probe.cpp" >/dev/null
-  inroot "$PREFIX/bin/torch-tidy $WORK/probe.cpp -- -v" 2>&1 |
-    grep -q "^ $PREFIX/lib/clang/[0-9]*/include\$" ||
+  SEARCH="$(inroot "$PREFIX/bin/torch-tidy $WORK/probe.cpp -- -v" 2>&1)"
+  grep -q "^ $PREFIX/lib/clang/[0-9]*/include\$" <<<"$SEARCH" ||
     fail "$SUITE: a single-file run does not search $PREFIX/lib/clang/*/include"
   CLANGD="$(inroot "$PREFIX/bin/torch-clangd --check=$WORK/probe.cpp" 2>&1)"
-  echo "$CLANGD" | grep -q -- "-resource-dir=$PREFIX/lib/clang/" &&
-    echo "$CLANGD" | grep -q "All checks completed, 0 errors" ||
+  grep -q -- "-resource-dir=$PREFIX/lib/clang/" <<<"$CLANGD" &&
+    grep -q "All checks completed, 0 errors" <<<"$CLANGD" ||
     fail "$SUITE: torch-clangd --check does not parse with $PREFIX/lib/clang"
   inroot "$PREFIX/bin/torch-tidy examples/train.cpp examples/model.cpp -- $FLAGS" 2>&1 |
     diff -u "$WORK/single.expected" - || fail "$SUITE: findings of the single-file run differ"
@@ -119,7 +123,8 @@ python3 -m venv "$WORK/venv"
 "$WORK/venv/bin/pip" install --quiet --no-index --no-deps "$WHEEL"
 [ "$(PATH="$WORK/venv/bin:$PATH" command -v torch-tidy)" = "$WORK/venv/bin/torch-tidy" ] ||
   fail "pip did not put torch-tidy on the venv's PATH"
-PATH="$WORK/venv/bin:$PATH" torch-clangd --version | grep -q "clangd version" ||
+VERSION="$(PATH="$WORK/venv/bin:$PATH" torch-clangd --version)"
+grep -q "clangd version" <<<"$VERSION" ||
   fail "the wheel's torch-clangd"
 # shellcheck disable=SC2086
 PATH="$WORK/venv/bin:$PATH" torch-tidy examples/train.cpp examples/model.cpp -- $FLAGS 2>&1 |
