@@ -169,17 +169,6 @@ static bool isAllocatingFactory(const CallExpr *Call) {
          allocatesOnItsOwn(libtorch::factoryKind(FD));
 }
 
-/// Appends the return statements of \p S, not of its lambdas, to \p Out.
-static void collectReturns(const Stmt *S,
-                           llvm::SmallVectorImpl<const ReturnStmt *> &Out) {
-  if (!S || isa<LambdaExpr>(S))
-    return;
-  if (const auto *R = dyn_cast<ReturnStmt>(S))
-    Out.push_back(R);
-  for (const Stmt *Child : S->children())
-    collectReturns(Child, Out);
-}
-
 /// When \p Receiver calls a function of the program (\p Helper) whose every
 /// return statement returns a factory's tensor, through device-keeping calls
 /// (`return torch::triu(torch::full({n, n}, -inf), 1);`): the first such
@@ -192,12 +181,11 @@ static const CallExpr *factoryReturnedBy(const Expr *Receiver,
   if (!FD || !FD->hasBody(Def) || Def->isDependentContext() ||
       libtorch::isLibraryDecl(Def))
     return nullptr;
-  llvm::SmallVector<const ReturnStmt *, 2> Returns;
-  collectReturns(Def->getBody(), Returns);
+  llvm::SmallVector<const Expr *, 2> Returns;
+  ast::returnValues(Def->getBody(), Returns);
   const CallExpr *First = nullptr;
-  for (const ReturnStmt *R : Returns) {
-    const CallExpr *Factory =
-        R->getRetValue() ? factoryUnder(R->getRetValue()) : nullptr;
+  for (const Expr *R : Returns) {
+    const CallExpr *Factory = R ? factoryUnder(R) : nullptr;
     if (!isAllocatingFactory(Factory))
       return nullptr;
     if (!First)

@@ -469,14 +469,16 @@ void SyncInLoopCheck::needsProgram(SourceLocation Loc,
                                    const program::HotMarker &Marker,
                                    const SourceManager &SM,
                                    device::DeviceValue Read) {
+  if (!device::exportsUnitFacts())
+    return;
+  auto Pos = device::findingPosition(Loc, SM);
   // Any wait needs a GPU somewhere in the program.
-  if (device::exportsUnitFacts())
-    if (auto Pos = device::findingPosition(Loc, SM))
-      ProgramNeeds.insert(device::ProgramFacts::gpuNeedFact(
-          "torch-sync-in-loop", Pos->first, Pos->second));
+  if (Pos)
+    ProgramNeeds.insert(device::ProgramFacts::gpuNeedFact(
+        "torch-sync-in-loop", Pos->first, Pos->second));
   if (!Marker.Elsewhere)
     return;
-  if (auto Pos = device::findingPosition(Loc, SM))
+  if (Pos)
     ProgramNeeds.insert(device::ProgramFacts::perStepNeedFact(
         Pos->first, Pos->second, device::functionKey(Marker.Elsewhere)));
   // A function whose tensor parameters all receive CPU tensors in the whole

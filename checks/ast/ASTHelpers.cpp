@@ -146,6 +146,15 @@ bool isTemplateCode(const DeclContext *DC) {
   return false;
 }
 
+void returnValues(const Stmt *S, llvm::SmallVectorImpl<const Expr *> &Out) {
+  if (!S || isa<LambdaExpr>(S))
+    return;
+  if (const auto *R = dyn_cast<ReturnStmt>(S))
+    Out.push_back(R->getRetValue());
+  for (const Stmt *Child : S->children())
+    returnValues(Child, Out);
+}
+
 bool isLoop(const Stmt *S) {
   return isa_and_nonnull<ForStmt, CXXForRangeStmt, WhileStmt, DoStmt>(S);
 }

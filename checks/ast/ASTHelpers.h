@@ -87,6 +87,10 @@ const FieldDecl *rootField(const Expr *E);
 /// shares, so checks report once and offer a note instead.
 bool isTemplateCode(const DeclContext *DC);
 
+/// Appends the values of the return statements in \p S, not in its
+/// lambdas, to \p Out (null for a `return;`).
+void returnValues(const Stmt *S, llvm::SmallVectorImpl<const Expr *> &Out);
+
 // Loops.
 
 /// Matches the call operator of a lambda written inside a function body.

@@ -186,15 +186,6 @@ bool sourcesOf(const Expr *E, const FunctionDecl *Fn,
   return false;
 }
 
-void collectReturns(const Stmt *S, llvm::SmallVectorImpl<const Expr *> &Out) {
-  if (!S || isa<LambdaExpr>(S))
-    return;
-  if (const auto *R = dyn_cast<ReturnStmt>(S))
-    Out.push_back(R->getRetValue());
-  for (const Stmt *Child : S->children())
-    collectReturns(Child, Out);
-}
-
 /// The devices that flow into \p Root: the arguments of every call of a
 /// parameter's function, or the returned values of a function; false when
 /// they cannot all be followed.
@@ -239,7 +230,7 @@ bool inflowOf(const Decl *Root, llvm::SmallVectorImpl<DeviceValue> &Out) {
       !isUserFunction(Def))
     return false;
   llvm::SmallVector<const Expr *, 4> Returns;
-  collectReturns(Def->getBody(), Returns);
+  ast::returnValues(Def->getBody(), Returns);
   if (Returns.empty())
     return false;
   for (const Expr *R : Returns)

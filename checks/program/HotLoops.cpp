@@ -509,14 +509,22 @@ HotMarker hotLoop(const Stmt *Loop, const FunctionDecl *Fn, ASTContext &Ctx) {
   return Root == It->second.end() ? HotMarker() : Root->second;
 }
 
+/// True for a function of the program that a call in another file can name
+/// (ProgramFacts keys it): not main(), a lambda, a template, a constructor
+/// or destructor, nor a module's forward() (a model call is a marker itself).
+static bool callableFromOtherFiles(const FunctionDecl *Fn) {
+  const auto *MD = dyn_cast<CXXMethodDecl>(Fn);
+  return Fn->isExternallyVisible() && !Fn->isMain() && Fn->getIdentifier() &&
+         !ast::isTemplateCode(Fn) && !libtorch::isLibraryDecl(Fn) &&
+         !(MD && MD->getParent()->isLambda()) &&
+         !isa<CXXConstructorDecl, CXXDestructorDecl>(Fn) &&
+         !device::DeviceFlow::isModuleForward(Fn);
+}
+
 HotMarker perStepElsewhere(const FunctionDecl *Fn, ASTContext &Ctx) {
   HotMarker M;
-  const auto *MD = dyn_cast<CXXMethodDecl>(Fn);
-  if (!device::exportsUnitFacts() || !Fn->isExternallyVisible() ||
-      Fn->isMain() || !Fn->getIdentifier() || ast::isTemplateCode(Fn) ||
-      libtorch::isLibraryDecl(Fn) || (MD && MD->getParent()->isLambda()) ||
-      isa<CXXConstructorDecl, CXXDestructorDecl>(Fn) ||
-      device::DeviceFlow::isModuleForward(Fn) || perStepCall(Fn, Ctx))
+  if (!device::exportsUnitFacts() || !callableFromOtherFiles(Fn) ||
+      perStepCall(Fn, Ctx))
     return M;
   M.Kind = HotMarkerKind::CalledPerStep;
   M.Elsewhere = Fn;
@@ -561,10 +569,7 @@ std::string perStepFacts(ASTContext &Ctx) {
     Lines.insert(device::ProgramFacts::perStepFact(Key));
   for (const FunctionDecl *Fn : libtorch::programFunctionDefinitions(Ctx)) {
     collectOpenLoops(Fn->getBody(), Lines);
-    const auto *MD = dyn_cast<CXXMethodDecl>(Fn);
-    if (!Fn->isExternallyVisible() || Fn->isMain() || !Fn->getIdentifier() ||
-        ast::isTemplateCode(Fn) || (MD && MD->getParent()->isLambda()) ||
-        device::DeviceFlow::isModuleForward(Fn))
+    if (!callableFromOtherFiles(Fn))
       continue;
     const auto &Markers = helperMarkers(Fn, 2);
     if (llvm::any_of(Markers, [](const HotMarker &M) { return bool(M); }))
