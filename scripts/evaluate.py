@@ -362,6 +362,8 @@ def write_markdown(out, repos, report, results, eval_dir, setname, trees):
             ["training-heldout4"])
         lines += ["", "## Round 6: labelled blind, then used for tuning", ""] + kept(
             ["training-heldout5"])
+        lines += ["", "## Round 7: held out", ""] + kept(
+            ["training-heldout6"])
         lines += ["", "## The extension checks, on C++/CUDA extensions", ""]
         lines += kept(["cuda", "cuda-heldout", "cuda-heldout2"])
     for title, key in (("False positives", "fp"), ("False negatives", "fn"),
@@ -408,13 +410,15 @@ SETS = collections.OrderedDict([
                            "evaluation-heldout4.md")),
     ("training-heldout5", ("training-heldout5", "eval-heldout5",
                            "evaluation-heldout5.md")),
+    ("training-heldout6", ("training-heldout6", "eval-heldout6",
+                           "evaluation-heldout6.md")),
     # Not labelled: large extension projects for the cold-run benchmark
     # (bench/codebase.sh --extensions), written with --database-only.
     ("cuda-bench", ("cuda-extensions-bench", "eval-cuda-bench", None)),
 ])
 
 # Held-out sets scored once, with the checks frozen.
-FROZEN = ("cuda-heldout2",)
+FROZEN = ("cuda-heldout2", "training-heldout6")
 
 # What happened to a held-out set after it was first scored.
 HELDOUT_NOTES = {
@@ -456,6 +460,9 @@ HELDOUT_NOTES = {
         "passes from a device; torch-create-then-move: a factory told to "
         "allocate on the CPU), so these are no longer held-out figures; the "
         "first run's are in bench/eval/README.md.",
+    "training-heldout6":
+        " Labelled and committed before the checks first ran on it, and "
+        "scored once, with the checks frozen.",
     "training-heldout5":
         " Labelled and committed before the checks first ran on it. The "
         "checks were then changed against its first run (a program's code "

@@ -8,6 +8,7 @@
 // second read, with the fix that synchronizes first; and the near misses:
 // timing with a synchronize, item() or a blocking copy before the clock,
 // CPU work, intervals with no work, clock reads never subtracted.
+#include <torch/script.h>
 #include <torch/torch.h>
 #include <chrono>
 #include <ctime>
@@ -175,4 +176,66 @@ double noWorkInInterval(torch::Tensor a) {
   int n = 3;
   auto end = Clock::now();
   return std::chrono::duration<double>(end - start).count() + n + g.dim();
+}
+
+// A TorchScript module runs where its inputs are: its forward() returns an
+// IValue, and the work it queues is on the input's device.
+struct Detector {
+  std::shared_ptr<torch::jit::script::Module> module_;
+  torch::Device *device_;
+  double detect(torch::Tensor image);
+};
+
+double Detector::detect(torch::Tensor image) {
+  image = image.to(*device_);
+  auto start = Clock::now();
+  torch::Tensor out = module_->forward({image}).toTensor().squeeze(0);
+  auto end = Clock::now();
+  // CHECK-MESSAGES: :[[@LINE-1]]:14: warning: the device may still be running the timed work
+  // CHECK-MESSAGES: :[[@LINE-4]]:16: note: the interval starts here
+  // CHECK-MESSAGES: :[[@LINE-4]]:32: note: work queued here on 'device_' may still be running
+  // CHECK-FIXES: {{^}}  torch::cuda::synchronize();{{$}}
+  // CHECK-FIXES-NEXT: {{^}}  auto end = Clock::now();{{$}}
+  return std::chrono::duration<double>(end - start).count() + out.dim();
+}
+
+double scriptedOnTheHost(torch::jit::script::Module &module) {
+  auto x = torch::ones({2, 3});           // the CPU: nothing to wait for
+  auto start = Clock::now();
+  auto y = module.forward({x});
+  auto end = Clock::now();
+  return std::chrono::duration<double>(end - start).count();
+}
+
+double scriptedThenRead(torch::jit::script::Module &module,
+                        torch::Device device) {
+  auto x = torch::ones({2, 3}, device);
+  auto start = Clock::now();
+  auto y = module.forward({x}).toTensor().cpu(); // the copy waits
+  auto end = Clock::now();
+  return std::chrono::duration<double>(end - start).count() + y.dim();
+}
+
+double scriptedThroughAVector(torch::jit::script::Module &module,
+                              torch::Device device) {
+  std::vector<torch::jit::IValue> inputs;
+  inputs.push_back(torch::ones({2, 3}).to(device));
+  auto start = Clock::now();
+  auto y = module.forward(inputs).toTensor();
+  auto end = Clock::now();
+  // CHECK-MESSAGES: :[[@LINE-1]]:14: warning: the device may still be running the timed work
+  // CHECK-MESSAGES: :[[@LINE-4]]:16: note: the interval starts here
+  // CHECK-MESSAGES: :[[@LINE-4]]:19: note: work queued here on 'device' may still be running
+  // CHECK-FIXES: {{^}}  torch::cuda::synchronize();{{$}}
+  // CHECK-FIXES-NEXT: {{^}}  auto end = Clock::now();{{$}}
+  return std::chrono::duration<double>(end - start).count() + y.dim();
+}
+
+double scriptedThroughAHostVector(torch::jit::script::Module &module) {
+  std::vector<torch::jit::IValue> inputs;
+  inputs.push_back(torch::ones({2, 3}));  // the CPU
+  auto start = Clock::now();
+  auto y = module.forward(inputs).toTensor();
+  auto end = Clock::now();
+  return std::chrono::duration<double>(end - start).count() + y.dim();
 }
