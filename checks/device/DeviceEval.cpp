@@ -189,6 +189,12 @@ DeviceFact DeviceFlowBuilder::computeNode(const Expr *E, libtorch::Carrier C) {
     const Expr *Base = ast::stripImplicit(ME->getBase());
     if (isa<CXXThisExpr>(Base))
       return varFact(FD);
+    if (aggregateModuleField(ME)) {
+      auto It = Cur.find(FD);
+      return It != Cur.end() && !Scan.Volatile.contains(FD)
+                 ? It->second
+                 : DeviceFact::unknown();
+    }
     libtorch::Carrier BC = carrier(Base);
     if (BC == libtorch::Carrier::Example)
       return get(Base);

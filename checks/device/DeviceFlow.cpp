@@ -71,12 +71,22 @@ bool sameState(const State &A, const State &B) {
 struct Prescan : RecursiveASTVisitor<Prescan> {
   explicit Prescan(ScanFacts &Out)
       : Loops(Out.Loops), Volatile(Out.Volatile), NonLocals(Out.NonLocals),
-        Lambdas(Out.Lambdas) {}
+        Lambdas(Out.Lambdas), HolderLocals(Out.HolderLocals) {}
   llvm::DenseMap<const VarDecl *, LoopSource> &Loops;
   llvm::DenseSet<const ValueDecl *> &Volatile;
   llvm::SetVector<const ValueDecl *> &NonLocals;
   std::vector<const FunctionDecl *> &Lambdas;
+  llvm::DenseMap<const CXXRecordDecl *, unsigned> &HolderLocals;
   unsigned LambdaDepth = 0;
+
+  bool VisitVarDecl(VarDecl *V) {
+    if (!V->isLocalVarDecl() || V->getType()->isReferenceType() ||
+        cachedCarrier(V->getType()) != libtorch::Carrier::None)
+      return true;
+    if (const CXXRecordDecl *RD = V->getType()->getAsCXXRecordDecl())
+      ++HolderLocals[RD->getCanonicalDecl()];
+    return true;
+  }
 
   bool shouldVisitLambdaBody() const { return true; }
 
@@ -406,7 +416,36 @@ void DeviceFlowBuilder::transferElement(const Stmt *S) {
 // Effects
 // ===--------------------------------------------------------------------===//
 
+const FieldDecl *DeviceFlowBuilder::aggregateModuleField(const Expr *E) const {
+  E = ast::stripImplicit(E);
+  if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(E))
+    if ((Op->getOperator() == OO_Arrow || Op->getOperator() == OO_Star) &&
+        Op->getNumArgs() == 1)
+      E = ast::stripImplicit(Op->getArg(0));
+  const auto *ME = dyn_cast<MemberExpr>(E);
+  const auto *F = ME ? dyn_cast<FieldDecl>(ME->getMemberDecl()) : nullptr;
+  if (!F || cachedCarrier(F->getType()) != libtorch::Carrier::Module)
+    return nullptr;
+  const auto *Base = dyn_cast<DeclRefExpr>(ast::stripImplicit(ME->getBase()));
+  const auto *V = Base ? dyn_cast<VarDecl>(Base->getDecl()) : nullptr;
+  // One such local in the function: the field stands for it.
+  const CXXRecordDecl *RD =
+      V && isLocal(V) ? V->getType()->getAsCXXRecordDecl() : nullptr;
+  if (!RD || cachedCarrier(V->getType()) != libtorch::Carrier::None ||
+      Scan.HolderLocals.lookup(RD->getCanonicalDecl()) != 1)
+    return nullptr;
+  // Not a member of the class whose method this is: `this->gen` is keyed
+  // by the same field.
+  if (const auto *MD = dyn_cast<CXXMethodDecl>(Fn))
+    if (MD->getParent()->getCanonicalDecl() ==
+        F->getParent()->getCanonicalDecl())
+      return nullptr;
+  return F;
+}
+
 const ValueDecl *DeviceFlowBuilder::assignedDecl(const Expr *LHS) const {
+  if (const FieldDecl *F = aggregateModuleField(LHS))
+    return F;
   LHS = ast::stripImplicit(LHS);
   if (const auto *DRE = dyn_cast_or_null<DeclRefExpr>(LHS))
     return dyn_cast<VarDecl>(DRE->getDecl());
@@ -446,6 +485,11 @@ void DeviceFlowBuilder::moduleTo(const CXXMemberCallExpr *Call) {
   if (!R || Call->getNumArgs() == 0)
     return;
   const ValueDecl *Root = R.Root;
+  if (const FieldDecl *F =
+          aggregateModuleField(Call->getImplicitObjectArgument())) {
+    Root = F;
+    R.Member = nullptr;
+  }
   libtorch::Carrier A = carrier(Call->getArg(0));
   if (!libtorch::holdsDevice(A))
     return; // to(dtype)
@@ -485,8 +529,18 @@ void DeviceFlowBuilder::escape(const CallExpr *Call) {
     if (!V)
       continue;
     libtorch::Carrier C = cachedCarrier(V->getType());
-    if (C == libtorch::Carrier::None)
+    if (C == libtorch::Carrier::None) {
+      // A class holding modules, handed over itself: its modules may move
+      // (a copy shares them).
+      const CXXRecordDecl *RD = V->getType()->getAsCXXRecordDecl();
+      if (RD && ast::namesDecl(Arg, V))
+        for (auto &[D, F] : Cur)
+          if (const auto *Field = dyn_cast<FieldDecl>(D);
+              Field &&
+              Field->getParent()->getCanonicalDecl() == RD->getCanonicalDecl())
+            F = DeviceFact::unknown();
       continue;
+    }
     // A module escapes when it is handed over itself, not when a value
     // read from it is (`clip(model->parameters())` cannot move it).
     bool Escapes = AddressOf ||

@@ -41,6 +41,9 @@ struct ScanFacts {
   llvm::SetVector<const ValueDecl *> NonLocals;
   /// The call operators of the lambdas in the body (not nested in another).
   std::vector<const FunctionDecl *> Lambdas;
+  /// How many locals of each class that holds modules without being one
+  /// (`struct Gan { Gen gen; Dis dis; }`) the body declares.
+  llvm::DenseMap<const CXXRecordDecl *, unsigned> HolderLocals;
 };
 
 /// Computes one DeviceFlow: the engine and effects in DeviceFlow.cpp, the
@@ -93,6 +96,11 @@ private:
   void escape(const CallExpr *Call);
   void moduleTo(const CXXMemberCallExpr *Call);
   const ValueDecl *assignedDecl(const Expr *LHS) const;
+  /// For `net.gen` (through `->` or `*` too), where `net` is the only local
+  /// of its class in the function and that class holds modules without
+  /// being one: the field `gen`, whose device the analysis keeps as it keeps
+  /// a local module's.
+  const FieldDecl *aggregateModuleField(const Expr *E) const;
 
   libtorch::Carrier carrier(const Expr *E) const {
     return E ? cachedCarrier(E->getType()) : libtorch::Carrier::None;

@@ -354,3 +354,44 @@ void flow(torch::Tensor x, torch::Device d, bool cond) {
     // CHECK-FIXES: auto b = torch::zeros({4}, torch::kCUDA);
   }
 }
+
+// --- Modules held by a plain class --------------------------------------------
+
+// A class that is not a module but holds two (a GAN's generator and
+// discriminator): each field's device is kept like a local module's.
+struct Gan {
+  Net gen;
+  Net dis;
+};
+
+void gan_step(bool resume) {
+  Gan net;
+  torch::Device de = torch::kCPU;
+  if (torch::cuda::is_available())
+    de = torch::kCUDA;
+  if (resume)
+    torch::load(net.gen, "gen.pt");
+  net.gen->to(de);
+  net.dis->to(de);
+  auto noise = torch::randn({8, 4});
+  auto fake = net.gen->forward(noise);
+  // CHECK-MESSAGES: :[[@LINE-1]]:24: warning: 'noise' is on the CPU (created without a device) but the module 'net.gen' is on 'de'
+  auto labels = torch::zeros({8, 2});
+  auto loss = torch::mse_loss(net.dis->forward(fake), labels);
+  // CHECK-MESSAGES: :[[@LINE-1]]:22: warning: 'labels' is on the CPU (created without a device) but 'net.dis->forward(fake)' is on 'de'
+}
+
+void reload(Gan &gan);
+void gan_handed_over(torch::Device de) {
+  Gan net;
+  net.gen->to(de);
+  reload(net); // may move or replace its modules
+  auto fake = net.gen->forward(torch::randn({8, 4}));
+}
+
+void two_gans(torch::Device de) {
+  Gan net;
+  Gan other;
+  other.dis->to(de);
+  auto own = net.dis->forward(torch::randn({8, 4})); // not the one moved
+}
