@@ -101,6 +101,22 @@ static std::string deviceText(const CXXMemberCallExpr *Move,
                    : "";
 }
 
+/// True for a random fill in place with scalar parameters
+/// (`.normal_()`, `.uniform_(-1, 1)`): it draws from the generator of the
+/// tensor's device.
+static bool isRandomFill(const CXXMemberCallExpr *MC) {
+  const CXXMethodDecl *MD = MC->getMethodDecl();
+  if (!MD || !MD->getIdentifier() || !libtorch::isTensorRecord(MD->getParent()))
+    return false;
+  return llvm::is_contained({"normal_", "uniform_", "bernoulli_", "random_",
+                             "exponential_", "geometric_", "log_normal_",
+                             "cauchy_"},
+                            MD->getName()) &&
+         llvm::none_of(MC->arguments(), [](const Expr *A) {
+           return libtorch::isTensorType(A->getType());
+         });
+}
+
 /// True for a tensor method that keeps the data where it is: a view, a
 /// conversion of the dtype only (`.to(torch::kLong)`, `.float()`), a fill
 /// in place (`.fill_(c)`, `.zero_()`), a copy or a triangle (`.clone()`,
@@ -114,6 +130,8 @@ static bool keepsDevice(const CXXMemberCallExpr *MC) {
     return MC->getNumArgs() > 0 && MC->getArg(0)->getType()->getAsEnumDecl() &&
            libtorch::carrierOf(MC->getArg(0)->getType()) ==
                libtorch::Carrier::None;
+  if (isRandomFill(MC))
+    return true;
   return llvm::is_contained(
       {"unsqueeze", "squeeze", "view",       "reshape", "expand",    "t",
        "transpose", "permute", "contiguous", "flatten", "unflatten", "narrow",
@@ -151,6 +169,20 @@ static const Expr *underDeviceKeepingCalls(const Expr *E) {
       return E;
     }
   }
+}
+
+/// True if \p E fills its tensor at random in place on the way down to its
+/// factory (`torch::empty(n).normal_()`).
+static bool drawsOnTheWay(const Expr *E) {
+  for (E = ast::stripImplicit(E);
+       const auto *MC = dyn_cast<CXXMemberCallExpr>(E);
+       E = ast::stripImplicit(MC->getImplicitObjectArgument())) {
+    if (isRandomFill(MC))
+      return true;
+    if (!keepsDevice(MC))
+      return false;
+  }
+  return false;
 }
 
 /// The factory call \p E is, through views, dtype conversions and
@@ -229,6 +261,21 @@ static bool runsOnceIn(const Stmt *S, const Expr *Move) {
 ///     (`return x.to(device);`, `auto y = x.to(device);`), its declaration
 ///     may sit further up: statements between may reshape it (`x =
 ///     x.unsqueeze(0);`) or not name it.
+/// True if \p S calls a function of the program's (which may change any
+/// member or alias).
+static bool callsProgramCode(const Stmt *S) {
+  if (!S || isa<LambdaExpr>(S))
+    return false;
+  const FunctionDecl *FD = nullptr;
+  if (const auto *Call = dyn_cast<CallExpr>(S))
+    FD = Call->getDirectCallee();
+  else if (const auto *CE = dyn_cast<CXXConstructExpr>(S))
+    FD = CE->getConstructor();
+  if ((isa<CallExpr>(S) && !FD) || (FD && !libtorch::isLibraryDecl(FD)))
+    return true;
+  return llvm::any_of(S->children(), callsProgramCode);
+}
+
 static const CallExpr *factoryBefore(const CXXMemberCallExpr *Move,
                                      const Stmt *Body) {
   const ValueDecl *V =
@@ -248,11 +295,31 @@ static const CallExpr *factoryBefore(const CXXMemberCallExpr *Move,
     return storageOf(OC->getArg(0)) == V ? ast::stripImplicit(OC->getArg(1))
                                          : nullptr;
   };
+  auto Single = [](const Stmt *S) {
+    if (const auto *CS = dyn_cast_or_null<CompoundStmt>(S);
+        CS && CS->size() == 1)
+      return CS->body_front();
+    return S;
+  };
+  // `V = V.to(device)`, `V = V.cpu()`: V moved to a device.
+  auto MovesV = [&](const Stmt *S) {
+    const auto *MC = dyn_cast_or_null<CXXMemberCallExpr>(AssignedTo(S));
+    const CXXMethodDecl *MD = MC ? MC->getMethodDecl() : nullptr;
+    if (!MD || !MD->getIdentifier() ||
+        storageOf(underDeviceKeepingCalls(MC->getImplicitObjectArgument())) !=
+            V)
+      return false;
+    StringRef Name = MD->getName();
+    return Name == "cuda" || Name == "cpu" ||
+           (Name == "to" && soleDeviceArgument(MC));
+  };
+  // The move alone, or under an `if` whose other branch, if any, moves V
+  // elsewhere (`if (cpuOnly) V = V.to(cpu); else V = V.to(gpu);`).
   auto IsTheMove = [&](const Stmt *S) {
-    if (const auto *If = dyn_cast_or_null<IfStmt>(S); If && !If->getElse()) {
-      S = If->getThen();
-      if (const auto *CS = dyn_cast<CompoundStmt>(S); CS && CS->size() == 1)
-        S = CS->body_front();
+    if (const auto *If = dyn_cast_or_null<IfStmt>(S)) {
+      const Stmt *Then = Single(If->getThen()), *Else = Single(If->getElse());
+      return (AssignedTo(Then) == Move && (!Else || MovesV(Else))) ||
+             (Else && AssignedTo(Else) == Move && MovesV(Then));
     }
     return AssignedTo(S) == Move;
   };
@@ -288,7 +355,10 @@ static const CallExpr *factoryBefore(const CXXMemberCallExpr *Move,
       if (!Far || isa<DeclStmt>(*It))
         if (const CallExpr *F = FactoryOf(*It))
           return F;
-      if (!Far || !(Reshapes(*It) || !Names(*It)))
+      // Right above the move, statements that leave V alone may sit between
+      // (`this->std = s;`); far up, reshapes of V too.
+      if (Far ? !(Reshapes(*It) || !Names(*It))
+              : Names(*It) || callsProgramCode(*It))
         return nullptr;
     }
     return nullptr;
@@ -448,7 +518,8 @@ void CreateThenMoveCheck::check(const MatchFinder::MatchResult &Result) {
   if (!Factory)
     return;
   const FunctionDecl *FactoryFn = Factory->getDirectCallee();
-  const bool Random = isRandom(FactoryFn->getName());
+  const bool Random = isRandom(FactoryFn->getName()) ||
+                      (!InStatementBefore && drawsOnTheWay(Receiver));
   if (Random && !ReportRandomFactories)
     return;
   ASTContext &Ctx = *Result.Context;

@@ -384,6 +384,80 @@ struct SyncInLoopCheck::Walk {
                : 0;
   }
 
+  /// True when the then-branch of \p If, a test of a bool parameter of Fn
+  /// (flagTest), is off by default: the parameter defaults to the literal
+  /// that skips it, and no call of Fn in this file passes anything else.
+  bool thenOffByDefault(const IfStmt *If) const {
+    const int Sign = flagTest(If);
+    if (!Sign)
+      return false;
+    const auto *P = cast<ParmVarDecl>(
+        cast<DeclRefExpr>(
+            ast::stripImplicit(Sign > 0 ? If->getCond()
+                                        : cast<UnaryOperator>(
+                                              ast::stripImplicit(If->getCond()))
+                                              ->getSubExpr()))
+            ->getDecl());
+    // The default lives on the first declaration (`bool IT = false` in
+    // the header).
+    const ParmVarDecl *Declared = P;
+    const auto *First = Fn->getFirstDecl();
+    if (First && P->getFunctionScopeIndex() < First->getNumParams())
+      Declared = First->getParamDecl(P->getFunctionScopeIndex());
+    const auto *Default =
+        Declared->hasDefaultArg() && !Declared->hasUnparsedDefaultArg() &&
+                !Declared->hasUninstantiatedDefaultArg()
+            ? dyn_cast<CXXBoolLiteralExpr>(
+                  ast::stripImplicit(Declared->getDefaultArg()))
+            : nullptr;
+    if (!Default || Default->getValue() != (Sign < 0))
+      return false;
+    const unsigned Index = P->getFunctionScopeIndex();
+    return llvm::none_of(
+        device::callSitesOf(Fn, Ctx), [&](const device::CallSite &Site) {
+          const Expr *Arg = Index < Site.Call->getNumArgs()
+                                ? ast::stripImplicit(Site.Call->getArg(Index))
+                                : nullptr;
+          const auto *Lit = dyn_cast_or_null<CXXBoolLiteralExpr>(Arg);
+          return Arg && !isa<CXXDefaultArgExpr>(Arg) &&
+                 !(Lit && Lit->getValue() == Default->getValue());
+        });
+  }
+
+  /// 1 when the then-branch of \p If moves a tensor to the CPU and the
+  /// else-branch moves the same one to a device (`if (cpu_only) v =
+  /// v.to(kCPU); else v = v.to(kCUDA);`), -1 the other way round, else 0:
+  /// the program picks where it computes, and the CPU branch runs in a
+  /// configuration that has no device to wait for.
+  int cpuPlacementBranch(const IfStmt *If) const {
+    auto MoveOf = [&](const Stmt *S) -> const CXXMemberCallExpr * {
+      if (const auto *CS = dyn_cast_or_null<CompoundStmt>(S);
+          CS && CS->size() == 1)
+        S = CS->body_front();
+      if (const auto *E = dyn_cast_or_null<Expr>(S))
+        S = ast::stripImplicit(E);
+      auto [LHS, RHS] = ast::asAssignment(S);
+      const auto *MC =
+          RHS ? dyn_cast<CXXMemberCallExpr>(ast::stripImplicit(RHS)) : nullptr;
+      const VarDecl *V = LHS ? ast::rootVariable(LHS) : nullptr;
+      return MC && V && ast::rootVariable(MC->getImplicitObjectArgument()) == V
+                 ? MC
+                 : nullptr;
+    };
+    const CXXMemberCallExpr *Then = MoveOf(If->getThen());
+    const CXXMemberCallExpr *Else = MoveOf(If->getElse());
+    if (!Then || !Else || !Fn)
+      return 0;
+    const device::DeviceFlow &Flow = device::DeviceFlow::get(Fn, Ctx);
+    device::DeviceValue T = Flow.conversionTarget(Then);
+    device::DeviceValue E = Flow.conversionTarget(Else);
+    if (T.isCPU() && E.isDeviceSide())
+      return 1;
+    if (E.isCPU() && T.isDeviceSide())
+      return -1;
+    return 0;
+  }
+
   void visitInBreakScope(const Stmt *S) {
     ++BreakScopes;
     visitChildren(S);
@@ -421,13 +495,17 @@ struct SyncInLoopCheck::Walk {
       // A branch on a flag its callers in other files pass (`if (show)`):
       // which way the per-step calls go is theirs to say.
       const int Flag = OutsideLoops && Marker.Elsewhere ? flagTest(If) : 0;
+      // A branch on a flag that defaults to off, which no call here turns
+      // on (`build_target(boxes, labels, bool debug = false)`).
+      const int Placement = cpuPlacementBranch(If);
       bool SkipThen =
           (!Tail && leavesLoop(If->getThen())) ||
-          (Check.AllowInPeriodicGuard && usesModulo(If->getCond())) || Flag > 0;
+          (Check.AllowInPeriodicGuard && usesModulo(If->getCond())) ||
+          Flag > 0 || thenOffByDefault(If) || Placement > 0;
       bool SkipElse =
           (!Tail && leavesLoop(If->getElse())) ||
           (onlyReports(If->getElse()) && !onlyReports(If->getThen())) ||
-          Flag < 0;
+          Flag < 0 || Placement < 0;
       visit(If->getInit());
       visit(If->getConditionVariableDeclStmt());
       visit(If->getCond());

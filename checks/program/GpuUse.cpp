@@ -67,10 +67,24 @@ public:
       Found = true;
     std::string Q = FD->getQualifiedNameAsString();
     StringRef QN = Q;
-    if (QN.starts_with("torch::cuda::") || QN.starts_with("at::cuda::") ||
-        QN.starts_with("c10::cuda::"))
+    // Asking whether a GPU is there puts nothing on it: a program that
+    // picks one names it too (`torch::kCUDA`, "cuda", `.cuda()`).
+    bool Query = QN == "torch::cuda::is_available" ||
+                 QN == "torch::cuda::device_count" ||
+                 QN == "torch::cuda::cudnn_is_available";
+    if (!Query &&
+        (QN.starts_with("torch::cuda::") || QN.starts_with("at::cuda::") ||
+         QN.starts_with("c10::cuda::")))
       Found = true;
     return !Found;
+  }
+  // A device made and never used (`torch::Device probe(torch::kCUDA);` to
+  // see whether it can be created) puts nothing on the GPU.
+  bool TraverseVarDecl(VarDecl *V) {
+    if (V->isLocalVarDecl() && !V->isReferenced() &&
+        libtorch::carrierOf(V->getType()) == libtorch::Carrier::Device)
+      return true;
+    return RecursiveASTVisitor::TraverseVarDecl(V);
   }
   bool VisitStringLiteral(StringLiteral *S) {
     if (S->getCharByteWidth() == 1) {

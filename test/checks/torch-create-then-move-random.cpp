@@ -37,3 +37,25 @@ torch::Tensor augment(torch::Tensor data_in, double p) {
   // CHECK-FIXES-OFF: auto zeros = torch::zeros({4}, torch::device(data_in.device()));
   return data_in * mask + noise.sum() + zeros;
 }
+
+// A random fill in place before the move draws from the CPU's generator
+// too: the same note, the same fix on it.
+torch::Tensor sample(torch::Tensor mean, torch::Tensor scale) {
+  auto eps = torch::empty({4}).normal_().to(mean.device());
+  // CHECK-MESSAGES: :[[@LINE-1]]:42: warning: 'torch::empty' allocates this tensor on the CPU, then 'to' copies it to 'mean.device()'
+  // CHECK-MESSAGES: :[[@LINE-2]]:42: note: created on the device
+  // CHECK-FIXES: auto eps = torch::empty({4}).normal_().to(mean.device());
+  // CHECK-MESSAGES-NOTES: :[[@LINE-4]]:42: warning: 'torch::empty' allocates
+  // CHECK-MESSAGES-NOTES: :[[@LINE-5]]:42: note: created on the device
+  // CHECK-FIXES-NOTES: auto eps = torch::empty({4}, torch::device(mean.device())).normal_();
+  auto mixed = torch::empty({4}).normal_(0.0, 1.0).uniform_(-1, 1).to(mean.device());
+  // CHECK-MESSAGES: :[[@LINE-1]]:68: warning: 'torch::empty' allocates
+  // CHECK-MESSAGES: :[[@LINE-2]]:68: note: created on the device
+  // CHECK-MESSAGES-NOTES: :[[@LINE-3]]:68: warning: 'torch::empty' allocates
+  // CHECK-MESSAGES-NOTES: :[[@LINE-4]]:68: note: created on the device
+  // CHECK-FIXES-NOTES: auto mixed = torch::empty({4}, torch::device(mean.device())).normal_(0.0, 1.0).uniform_(-1, 1);
+  // A fill drawn from a tensor's values is a near miss: that tensor may be
+  // anywhere.
+  auto drawn = torch::empty({4}).bernoulli_(scale).to(mean.device());
+  return mean + eps + mixed + drawn;
+}

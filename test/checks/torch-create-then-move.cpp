@@ -357,3 +357,50 @@ torch::Tensor helperNearMisses(std::vector<float> &values, torch::Tensor c,
   return tableOf(values).to(device) + cachedOrNew(false, c).to(device) +
          onItsDevice(device).to(device);
 }
+
+// A member set by a factory and moved one way or the other by an `if`
+// whose branches each move it; statements that leave it alone may sit
+// between. One that calls the program's own code may change it: a near miss.
+struct Policy : torch::nn::Module {
+  Policy(bool cpu_only, float init_std);
+  void set_std(float s);
+  void reset_std(float s);
+  void refresh();
+  bool cpu_only;
+  float std;
+  torch::Tensor variance;
+};
+
+Policy::Policy(bool cpu_only, float init_std) {
+  this->cpu_only = cpu_only;
+  this->variance = torch::full({4}, init_std * init_std);
+  this->std = init_std;
+  if (this->cpu_only) {
+    this->variance = this->variance.to(torch::Device(torch::kCPU, 0));
+  } else {
+    this->variance = this->variance.to(torch::Device(torch::kCUDA, 0));
+    // CHECK-MESSAGES: :[[@LINE-1]]:37: warning: 'torch::full' allocates and fills this tensor on the CPU, then 'to' copies it to CUDA device 0; pass torch::device(torch::Device(torch::kCUDA, 0)) to the factory to create it there [torch-create-then-move]
+    // CHECK-MESSAGES: :[[@LINE-7]]:20: note: the tensor is created here
+  }
+}
+
+void Policy::set_std(float s) {
+  variance = torch::full({4}, s * s);
+  if (cpu_only)
+    variance = variance.to(torch::kCPU);
+  else
+    variance = variance.to(torch::kCUDA);
+  // CHECK-MESSAGES: :[[@LINE-1]]:25: warning: 'torch::full' allocates and fills this tensor on the CPU, then 'to' copies it to CUDA
+}
+
+void Policy::reset_std(float s) {
+  variance = torch::full({4}, s * s);
+  refresh(); // may change variance
+  if (!cpu_only)
+    variance = variance.to(torch::kCUDA);
+  variance = torch::full({4}, s);
+  if (cpu_only)
+    std = s; // the other branch does not move it
+  else
+    variance = variance.to(torch::kCUDA);
+}

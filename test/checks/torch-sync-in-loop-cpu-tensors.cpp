@@ -114,3 +114,29 @@ void nms_on_host(Net &net, torch::Tensor x, torch::Device device) {
     (void)keep, (void)on_device;
   }
 }
+
+// A tensor placed by a switch, to the CPU in one configuration and to a
+// device in the other: the CPU branch runs where there is no device to wait
+// for. A copy to the CPU beside anything else is still a wait.
+void placed(Net &net, torch::Tensor x, torch::Tensor cov, bool cpu_only,
+            bool keep_host_copy, torch::optim::SGD &opt) {
+  for (int step = 0; step < 10; ++step) {
+    auto out = net->forward(x.cuda());
+    torch::Tensor c = cov.expand_as(out);
+    if (cpu_only) {
+      c = c.to(torch::kCPU);
+    } else {
+      c = c.to(torch::Device(torch::kCUDA, 0));
+    }
+    torch::Tensor h = out * 2;
+    if (keep_host_copy)
+      h = h.to(torch::kCPU);
+    // CHECK-MESSAGES: :[[@LINE-1]]:13: warning: 'Tensor::to' toward the CPU makes the host wait
+    else
+      h = h.to(torch::kHalf);
+    auto loss = (out * c).sum() + h.sum().to(torch::kFloat).cuda();
+    opt.zero_grad();
+    loss.backward();
+    opt.step();
+  }
+}

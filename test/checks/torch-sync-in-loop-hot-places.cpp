@@ -210,6 +210,14 @@ void nms_last(torch::Tensor order, std::vector<int64_t> &keep) {
 // RUN: %torch-tidy %t.runtime.cpp --checks=-*,torch-sync-in-loop -- %torch_flags 2>&1 | FileCheck %s --check-prefix=GPU-PROGRAM
 // RUN: sed -e 's/randn({8, 4})/randn({8, 4}).to(torch::Device("cpu"))/' %S/Inputs/sync-in-loop-cpu-program.cpp > %t.literal.cpp
 // RUN: %torch-tidy %t.literal.cpp --checks=-*,torch-sync-in-loop -- %torch_flags 2>&1 | FileCheck %s --check-prefix=CPU-PROGRAM --allow-empty --implicit-check-not=warning:
+// Asking whether a GPU is there, or making a device to see that it can be
+// made, puts nothing on it; a device that is used does.
+// RUN: sed -e 's/return 0;/std::printf("%%d\\n", torch::cuda::is_available()); return 0;/' %S/Inputs/sync-in-loop-cpu-program.cpp > %t.query.cpp
+// RUN: %torch-tidy %t.query.cpp --checks=-*,torch-sync-in-loop -- %torch_flags 2>&1 | FileCheck %s --check-prefix=CPU-PROGRAM --allow-empty --implicit-check-not=warning:
+// RUN: sed -e 's/^int main() {/int main() { torch::Device probe(torch::kCUDA);/' %S/Inputs/sync-in-loop-cpu-program.cpp > %t.probe.cpp
+// RUN: %torch-tidy %t.probe.cpp --checks=-*,torch-sync-in-loop -- %torch_flags 2>&1 | FileCheck %s --check-prefix=CPU-PROGRAM --allow-empty --implicit-check-not=warning:
+// RUN: sed -e 's/^torch::Tensor next_batch() { return torch::randn({8, 4}); }/torch::Tensor next_batch() { torch::Device gpu(torch::kCUDA); return torch::randn({8, 4}, gpu); }/' %S/Inputs/sync-in-loop-cpu-program.cpp > %t.used.cpp
+// RUN: %torch-tidy %t.used.cpp --checks=-*,torch-sync-in-loop -- %torch_flags 2>&1 | FileCheck %s --check-prefix=GPU-PROGRAM
 // CPU-PROGRAM-NOT: warning:
 // GPU-PROGRAM: warning: 'Tensor::item' makes the host wait for the device on every iteration of this training loop
 
@@ -249,5 +257,46 @@ void ppo_update(std::shared_ptr<AgentImpl> agent, torch::optim::Adam &opt,
       opt.step();
     }
     std::printf("%f\n", next.value.mean().item<float>()); // near miss
+  }
+}
+
+// A branch on a flag that defaults to off and that no call here turns on
+// never runs: a debug path in a target builder called once per step.
+struct Coder {
+  torch::Tensor build_target(torch::Tensor boxes, bool debug = false);
+  torch::Tensor encode(torch::Tensor boxes, bool verbose = false);
+};
+torch::Tensor Coder::build_target(torch::Tensor boxes, bool debug) {
+  auto target = torch::zeros_like(boxes);
+  for (int64_t i = 0; i < boxes.size(0); ++i) {
+    if (debug) {
+      std::printf("%f\n", boxes[i][0].item<float>()); // near miss: off
+    } else {
+      float best = boxes[i].max().item<float>();
+      // CHECK-MESSAGES: :[[@LINE-1]]:35: warning: 'Tensor::item' makes the host wait for the device on every iteration of this loop in 'Coder::build_target'
+      target[i] += best;
+    }
+  }
+  return target;
+}
+torch::Tensor Coder::encode(torch::Tensor boxes, bool verbose) {
+  auto codes = torch::zeros_like(boxes);
+  for (int64_t i = 0; i < boxes.size(0); ++i) {
+    if (verbose)
+      std::printf("%f\n", boxes[i][0].item<float>());
+    // CHECK-MESSAGES: :[[@LINE-1]]:39: warning: 'Tensor::item' makes the host wait for the device on every iteration of this loop in 'Coder::encode'
+    codes[i] = boxes[i] * 2;
+  }
+  return codes;
+}
+void train_with_targets(Coder &coder, torch::Tensor w, torch::Device device,
+                        torch::optim::SGD &opt) {
+  for (int step = 0; step < 100; ++step) {
+    auto boxes = torch::rand({8, 4}, device);
+    auto loss = (w * coder.build_target(boxes)).sum() +
+                coder.encode(boxes, /*verbose=*/step > 10).sum();
+    opt.zero_grad();
+    loss.backward();
+    opt.step();
   }
 }
