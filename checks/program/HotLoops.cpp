@@ -510,11 +510,14 @@ HotMarker hotLoop(const Stmt *Loop, const FunctionDecl *Fn, ASTContext &Ctx) {
 }
 
 /// True for a function of the program that a call in another file can name
-/// (ProgramFacts keys it): not main(), a lambda, a template, a constructor
-/// or destructor, nor a module's forward() (a model call is a marker itself).
+/// (ProgramFacts keys it): a named function or a function object's
+/// operator() (a detector's `detector(output)`), not main(), a lambda, a
+/// template, a constructor or destructor, nor a module's forward() (a model
+/// call is a marker itself).
 static bool callableFromOtherFiles(const FunctionDecl *Fn) {
   const auto *MD = dyn_cast<CXXMethodDecl>(Fn);
-  return Fn->isExternallyVisible() && !Fn->isMain() && Fn->getIdentifier() &&
+  return Fn->isExternallyVisible() && !Fn->isMain() &&
+         (Fn->getIdentifier() || Fn->getOverloadedOperator() == OO_Call) &&
          !ast::isTemplateCode(Fn) && !libtorch::isLibraryDecl(Fn) &&
          !(MD && MD->getParent()->isLambda()) &&
          !isa<CXXConstructorDecl, CXXDestructorDecl>(Fn) &&

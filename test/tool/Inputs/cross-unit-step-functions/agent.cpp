@@ -61,3 +61,15 @@ void Agent::render(const torch::Tensor &obs, bool show) {
   if (show)
     std::printf("%f\n", net->forward(obs.to(device)).sum().item<float>());
 }
+
+// Runs once per step through main.cpp's decode(...): its loop over the
+// scales selects with a data-dependent size each time.
+std::vector<torch::Tensor>
+Decoder::operator()(const std::vector<torch::Tensor> &scales) const {
+  std::vector<torch::Tensor> kept;
+  for (size_t i = 0; i < scales.size(); ++i) {
+    auto s = scales[i].to(device);
+    kept.push_back(s.masked_select(s > 0.5));
+  }
+  return kept;
+}

@@ -15,3 +15,10 @@ struct Agent {
   torch::optim::SGD opt;
   torch::Device device;
 };
+
+// A function object called once per step: a detector's decoding.
+struct Decoder {
+  torch::Device device;
+  std::vector<torch::Tensor>
+  operator()(const std::vector<torch::Tensor> &scales) const;
+};
