@@ -322,9 +322,13 @@ DeviceFact DeviceFlowBuilder::operatorFact(const CXXOperatorCallExpr *Op,
     return DeviceFact::unknown();
   const Expr *Arg0 = Op->getArg(0);
   libtorch::Carrier A0 = carrier(Arg0);
-  if ((K == OO_Arrow || K == OO_Star) && N == 1 &&
-      A0 == libtorch::Carrier::Module)
-    return get(Arg0);
+  // `net->` on a std::shared_ptr: libstdc++ declares operator-> in a base
+  // class (__shared_ptr_access), so the object is cast to it first.
+  if ((K == OO_Arrow || K == OO_Star) && N == 1) {
+    const Expr *Object = Arg0->IgnoreImpCasts();
+    if (carrier(Object) == libtorch::Carrier::Module)
+      return get(Object);
+  }
   if (K == OO_Equal && N == 2)
     return get(Op->getArg(1));
   if (K == OO_Call && A0 == libtorch::Carrier::Module) {
@@ -382,6 +386,20 @@ DeviceFact DeviceFlowBuilder::conversionFact(const CXXMemberCallExpr *Call) {
   return {To, From.Rank, Origin(Origin::Moved, Call)};
 }
 
+/// The tensors written in \p E: itself, or the elements of an IValue list
+/// built in place (`module.forward({image, mask})`).
+static void tensorsIn(const Expr *E, llvm::SmallVectorImpl<const Expr *> &Out) {
+  if (!E || isa<LambdaExpr>(E))
+    return;
+  if (libtorch::carrierOf(E->getType()) == libtorch::Carrier::Tensor) {
+    Out.push_back(E);
+    return;
+  }
+  for (const Stmt *Child : E->children())
+    if (const auto *CE = dyn_cast_or_null<Expr>(Child))
+      tensorsIn(CE, Out);
+}
+
 DeviceFact DeviceFlowBuilder::memberCallFact(const CXXMemberCallExpr *Call,
                                              libtorch::Carrier C) {
   const CXXMethodDecl *MD = Call->getMethodDecl();
@@ -391,6 +409,23 @@ DeviceFact DeviceFlowBuilder::memberCallFact(const CXXMemberCallExpr *Call,
   libtorch::Carrier RC = carrier(Recv);
   StringRef Name = MD->getIdentifier() ? MD->getName() : StringRef();
   const CXXRecordDecl *Class = MD->getParent();
+
+  // `module.forward({x}).toTensor()` of a TorchScript module: its output is
+  // where its inputs are (a module on another device would throw).
+  if (Name == "toTensor" && C == libtorch::Carrier::Tensor)
+    if (const auto *Forward = dyn_cast<CXXMemberCallExpr>(
+            Recv->IgnoreImplicit()->IgnoreImpCasts());
+        Forward && Forward->getMethodDecl() &&
+        Forward->getMethodDecl()->getIdentifier() &&
+        Forward->getMethodDecl()->getName() == "forward" &&
+        libtorch::isOrDerivesFrom(Forward->getMethodDecl()->getParent(),
+                                  "torch::jit::Module")) {
+      llvm::SmallVector<const Expr *, 4> Inputs;
+      for (const Expr *A : Forward->arguments())
+        tensorsIn(A, Inputs);
+      return Inputs.empty() ? DeviceFact::unknown()
+                            : common(Inputs, /*Broadcast=*/false);
+    }
 
   if (C == libtorch::Carrier::Tensor && RC == libtorch::Carrier::None &&
       (Name == "at" || Name == "back" || Name == "front"))

@@ -507,6 +507,11 @@ void DeviceFlowBuilder::escape(const CallExpr *Call) {
       (FD->getName() == "move" || FD->getName() == "forward") &&
       libtorch::outermostNamespace(FD) == "std")
     return;
+  // `net->forward(x)` on a std::shared_ptr: its const members (`->`, `*`,
+  // get()) hand out the module without changing it.
+  if (const auto *MD = dyn_cast<CXXMethodDecl>(FD);
+      MD && MD->isConst() && libtorch::outermostNamespace(MD) == "std")
+    return;
   // A call of a non-const member function of this class may reassign the
   // members: back to what is known on entry.
   if (const auto *MC = dyn_cast<CXXMemberCallExpr>(Call))

@@ -395,3 +395,12 @@ void two_gans(torch::Device de) {
   other.dis->to(de);
   auto own = net.dis->forward(torch::randn({8, 4})); // not the one moved
 }
+
+// A module held by a std::shared_ptr and moved through `->`.
+void shared_module(torch::Device de) {
+  auto net = std::make_shared<NetImpl>();
+  net->to(de);
+  auto input = torch::randn({8, 4});
+  auto out = net->forward(input);
+  // CHECK-MESSAGES: :[[@LINE-1]]:19: warning: 'input' is on the CPU (created without a device) but the module 'net' is on 'de'
+}

@@ -2,6 +2,7 @@
 
 // Tensors the device analysis knows are on the CPU: .item(), .cpu() and
 // .to(kCPU) of them wait for no device. Each loop also has a near miss.
+#include <torch/script.h>
 #include <torch/torch.h>
 
 struct NetImpl : torch::nn::Module {
@@ -138,5 +139,44 @@ void placed(Net &net, torch::Tensor x, torch::Tensor cov, bool cpu_only,
     opt.zero_grad();
     loss.backward();
     opt.step();
+  }
+}
+
+// A module held by a std::shared_ptr, used through `->` (which libstdc++
+// declares in a base class of shared_ptr): made here, it is on the CPU;
+// moved, on the device it was moved to.
+struct RegressionImpl : torch::nn::Module {
+  RegressionImpl(int in, int out)
+      : fc(register_module("fc", torch::nn::Linear(in, out))) {}
+  torch::Tensor forward(torch::Tensor x) { return fc(x); }
+  torch::nn::Linear fc;
+};
+
+void shared_modules(torch::Device device) {
+  auto on_host = std::make_shared<RegressionImpl>(5, 10);
+  auto moved = std::make_shared<RegressionImpl>(5, 10);
+  moved->to(device);
+  torch::optim::SGD opt(on_host->parameters(), 0.01);
+  for (int epoch = 0; epoch < 100; ++epoch) {
+    auto loss = on_host->forward(torch::randn({10, 5})).pow(2).mean();
+    opt.zero_grad();
+    loss.backward();
+    opt.step();
+    std::cout << loss.item<float>() << std::endl; // near miss: the CPU
+    auto out = moved->forward(torch::randn({10, 5}, device)).sum();
+    std::cout << out.item<float>() << std::endl;
+    // CHECK-MESSAGES: :[[@LINE-1]]:22: warning: 'Tensor::item' makes the host wait
+  }
+}
+
+// A TorchScript module's output is where its inputs are.
+void scripted(torch::jit::Module &module, torch::Device device) {
+  for (int i = 0; i < 10; i++) {
+    torch::Tensor input = torch::rand({1, 3, 8, 8});
+    torch::Tensor output = module.forward({input}).toTensor();
+    std::cout << output.slice(1, 0, 5) << std::endl; // near miss: the CPU
+    torch::Tensor moved = module.forward({input.to(device)}).toTensor();
+    std::cout << moved.slice(1, 0, 5) << std::endl;
+    // CHECK-MESSAGES: :[[@LINE-1]]:15: warning: printing a tensor with 'operator<<' makes the host wait
   }
 }
