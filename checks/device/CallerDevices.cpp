@@ -2,6 +2,7 @@
 #include "device/CallerDevices.h"
 #include "ast/ASTHelpers.h"
 #include "device/DeviceFlow.h"
+#include "device/DeviceLiterals.h"
 #include "device/ProgramFacts.h"
 #include "libtorch/DeviceRules.h"
 #include "libtorch/ProgramCode.h"
@@ -167,6 +168,17 @@ bool sourcesOf(const Expr *E, const FunctionDecl *Fn,
                llvm::SmallVectorImpl<DeviceValue> &Out) {
   if (!E || !Fn)
     return false;
+  // A default argument left to the callee's declaration: followed when it
+  // is a device constant (`torch::Device device = torch::kCPU`).
+  if (const auto *Default = dyn_cast<CXXDefaultArgExpr>(E)) {
+    std::optional<DeviceValue> V =
+        constantDeviceType(ast::stripCopiesAndConversions(Default->getExpr()),
+                           Fn->getASTContext());
+    if (!V || !isDeviceType(E->getType()))
+      return false;
+    Out.push_back(*V);
+    return true;
+  }
   if (isDeviceType(E->getType())) {
     Out.push_back(asInheritedParameter(
         DeviceFlow::getForCallers(Fn, Fn->getASTContext()).deviceOf(E)));
@@ -202,7 +214,6 @@ bool inflowOf(const Decl *Root, llvm::SmallVectorImpl<DeviceValue> &Out) {
     unsigned I = P->getFunctionScopeIndex();
     for (const CallSite &Site : It->second)
       if (I >= Site.Call->getNumArgs() ||
-          isa<CXXDefaultArgExpr>(Site.Call->getArg(I)) ||
           !sourcesOf(Site.Call->getArg(I), Site.Caller, Out))
         return false;
     return true;
@@ -443,7 +454,6 @@ void writeUnitFacts(ASTContext &Ctx) {
       for (const CallSite &Site : Sites) {
         llvm::SmallVector<DeviceValue, 4> Values;
         bool Followed = I < Site.Call->getNumArgs() &&
-                        !isa<CXXDefaultArgExpr>(Site.Call->getArg(I)) &&
                         sourcesOf(Site.Call->getArg(I), Site.Caller, Values);
         addFacts(
             Followed, Values,

@@ -289,3 +289,39 @@ void run_both(torch::nn::Linear model, std::vector<torch::Tensor> data) {
   train_maybe_gpu(model, data,
                   torch::cuda::is_available() ? torch::kCUDA : torch::kCPU);
 }
+
+// A torch::Device parameter whose callers leave it to its default: a device
+// constant there is what they pass.
+struct ScorerImpl : torch::nn::Module {
+  ScorerImpl() : fc(register_module("fc", torch::nn::Linear(4, 1))) {}
+  torch::Tensor forward(torch::Tensor x) { return fc(x); }
+  torch::nn::Linear fc;
+};
+TORCH_MODULE(Scorer);
+
+static void fit_default(Scorer &model, torch::Device device = torch::kCPU) {
+  model->to(device);
+  torch::optim::SGD opt(model->parameters(), 0.1);
+  for (int step = 0; step < 10; ++step) {
+    auto loss = model->forward(torch::randn({8, 4}).to(device)).sum();
+    loss.backward();
+    opt.step();
+    std::printf("%f\n", loss.item<float>()); // near miss: kCPU by default
+  }
+}
+static void fit_either(Scorer &model, torch::Device device = torch::kCPU) {
+  model->to(device);
+  torch::optim::SGD opt(model->parameters(), 0.1);
+  for (int step = 0; step < 10; ++step) {
+    auto loss = model->forward(torch::randn({8, 4}).to(device)).sum();
+    loss.backward();
+    opt.step();
+    std::printf("%f\n", loss.item<float>());
+    // CHECK-MESSAGES: :[[@LINE-1]]:30: warning: 'Tensor::item' makes the host wait
+  }
+}
+void fit_callers(Scorer &model) {
+  fit_default(model);
+  fit_either(model);
+  fit_either(model, torch::kCUDA);
+}
