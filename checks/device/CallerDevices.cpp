@@ -184,7 +184,9 @@ bool sourcesOf(const Expr *E, const FunctionDecl *Fn,
         DeviceFlow::getForCallers(Fn, Fn->getASTContext()).deviceOf(E)));
     return true;
   }
-  if (libtorch::isTensorType(E->getType())) {
+  // A tensor, or a dataset's example (`return {image, label};`).
+  if (libtorch::isTensorType(E->getType()) ||
+      libtorch::carrierOf(E->getType()) == libtorch::Carrier::Example) {
     Out.push_back(
         DeviceFlow::getForCallers(Fn, Fn->getASTContext()).deviceOf(E));
     return true;
@@ -350,7 +352,8 @@ std::string valueKey(const DeviceValue &V) {
 }
 
 bool carriesTensors(QualType T) {
-  return libtorch::isTensorType(T) || libtorch::isTensorSequenceType(T);
+  return libtorch::isTensorType(T) || libtorch::isTensorSequenceType(T) ||
+         libtorch::carrierOf(T) == libtorch::Carrier::Example;
 }
 
 bool carriesDevices(QualType T) { return carriesTensors(T) || isDeviceType(T); }

@@ -309,7 +309,16 @@ DeviceFact DeviceFlowBuilder::constructFact(const CXXConstructExpr *CE,
     if (A0 == libtorch::Carrier::Tensor)
       return get(Arg0);
     return DeviceFact::unknown();
-  default: // loader examples and the rest: what they copy is not tracked
+  case libtorch::Carrier::Example: {
+    // `{image, label}`: where its tensors are, when they agree.
+    llvm::SmallVector<const Expr *, 2> Tensors;
+    for (const Expr *A : CE->arguments())
+      if (carrier(A) == libtorch::Carrier::Tensor)
+        Tensors.push_back(A);
+    return Tensors.empty() ? DeviceFact::unknown()
+                           : common(Tensors, /*Broadcast=*/false);
+  }
+  default: // the rest: what they copy is not tracked
     return DeviceFact::unknown();
   }
 }
@@ -494,7 +503,8 @@ DeviceFact DeviceFlowBuilder::memberCallFact(const CXXMemberCallExpr *Call,
   if ((Name == "get" || Name == "ptr") && C == libtorch::Carrier::Module &&
       RC == libtorch::Carrier::Module)
     return get(Recv);
-  if (C == libtorch::Carrier::Tensor && isUserFunction(MD))
+  if ((C == libtorch::Carrier::Tensor || C == libtorch::Carrier::Example) &&
+      isUserFunction(MD))
     return {DeviceValue::inherited(MD->getCanonicalDecl()), {}, Origin()};
   return DeviceFact::unknown();
 }
@@ -608,7 +618,9 @@ DeviceFact DeviceFlowBuilder::callFact(const CallExpr *Call,
     return DeviceFact::unknown();
   }
   if (!libtorch::isLibTorchDecl(FD))
-    return C == libtorch::Carrier::Tensor && isUserFunction(FD)
+    return (C == libtorch::Carrier::Tensor ||
+            C == libtorch::Carrier::Example) &&
+                   isUserFunction(FD)
                ? DeviceFact{DeviceValue::inherited(FD->getCanonicalDecl()),
                             {},
                             Origin()}

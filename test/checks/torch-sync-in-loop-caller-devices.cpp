@@ -325,3 +325,27 @@ void fit_callers(Scorer &model) {
   fit_either(model);
   fit_either(model, torch::kCUDA);
 }
+
+// A dataset's get() returns an example built on the CPU: its target read
+// per image waits for nothing; the model's output does.
+struct ImageSet : torch::data::datasets::Dataset<ImageSet> {
+  torch::data::Example<> get(size_t i) override;
+  torch::optional<size_t> size() const override { return 10; }
+};
+torch::data::Example<> ImageSet::get(size_t i) {
+  torch::Tensor image = torch::rand({4});
+  torch::Tensor label = torch::full({1}, static_cast<int64_t>(i), torch::kLong);
+  return {image, label};
+}
+int errors(ImageSet &set, Scorer model, torch::Device device) {
+  int wrong = 0;
+  model->to(device);
+  for (size_t i = 0; i < 10; ++i) {
+    auto example = set.get(i);
+    auto score = model(example.data.to(device)).sum();
+    if (score.item<float>() > 0 && example.target.item<int64_t>() == 0)
+      // CHECK-MESSAGES: :[[@LINE-1]]:15: warning: 'Tensor::item' makes the host wait
+      ++wrong;
+  }
+  return wrong;
+}
