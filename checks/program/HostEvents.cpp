@@ -201,6 +201,10 @@ device::DeviceValue workDevice(const CallExpr *Call,
   if (MD && MD->getIdentifier() && libtorch::isTensorRecord(MD->getParent()) &&
       launchesNoKernel(MD->getName()))
     return device::DeviceValue::unknown();
+  // An IValue's accessors (`forward(...).toTensor()`) launch nothing.
+  if (MD && MD->getIdentifier() && MD->getName().starts_with("to") &&
+      libtorch::isOrDerivesFrom(MD->getParent(), "c10::IValue"))
+    return device::DeviceValue::unknown();
   if (libtorch::carrierOf(Call->getType()) == libtorch::Carrier::Tensor)
     if (device::DeviceValue V = Flow.deviceOf(Call); V.isDeviceSide())
       return V;
