@@ -366,11 +366,11 @@ struct SyncInLoopCheck::Walk {
     return Reports(Branch) && Message;
   }
 
-  /// 1 for `if (flag)`, -1 for `if (!flag)`, where flag is a bool
-  /// parameter of Fn; else 0.
-  int flagTest(const IfStmt *If) const {
+  /// A bool parameter of Fn tested by \p If, as `if (flag)` (\p Sign 1)
+  /// or `if (!flag)` (\p Sign -1); else null.
+  const ParmVarDecl *flagParameter(const IfStmt *If, int &Sign) const {
     const Expr *Cond = ast::stripImplicit(If->getCond());
-    int Sign = 1;
+    Sign = 1;
     if (const auto *Not = dyn_cast<UnaryOperator>(Cond);
         Not && Not->getOpcode() == UO_LNot) {
       Cond = ast::stripImplicit(Not->getSubExpr());
@@ -380,24 +380,25 @@ struct SyncInLoopCheck::Walk {
     const auto *P = Ref ? dyn_cast<ParmVarDecl>(Ref->getDecl()) : nullptr;
     return P && P->getDeclContext() == Fn &&
                    P->getType().getNonReferenceType()->isBooleanType()
-               ? Sign
-               : 0;
+               ? P
+               : nullptr;
+  }
+
+  /// 1 for `if (flag)`, -1 for `if (!flag)`, where flag is a bool
+  /// parameter of Fn; else 0.
+  int flagTest(const IfStmt *If) const {
+    int Sign = 0;
+    return flagParameter(If, Sign) ? Sign : 0;
   }
 
   /// True when the then-branch of \p If, a test of a bool parameter of Fn
   /// (flagTest), is off by default: the parameter defaults to the literal
   /// that skips it, and no call of Fn in this file passes anything else.
   bool thenOffByDefault(const IfStmt *If) const {
-    const int Sign = flagTest(If);
-    if (!Sign)
+    int Sign = 0;
+    const ParmVarDecl *P = flagParameter(If, Sign);
+    if (!P)
       return false;
-    const auto *P = cast<ParmVarDecl>(
-        cast<DeclRefExpr>(
-            ast::stripImplicit(Sign > 0 ? If->getCond()
-                                        : cast<UnaryOperator>(
-                                              ast::stripImplicit(If->getCond()))
-                                              ->getSubExpr()))
-            ->getDecl());
     // The default lives on the first declaration (`bool IT = false` in
     // the header).
     const ParmVarDecl *Declared = P;
@@ -495,9 +496,11 @@ struct SyncInLoopCheck::Walk {
       // A branch on a flag its callers in other files pass (`if (show)`):
       // which way the per-step calls go is theirs to say.
       const int Flag = OutsideLoops && Marker.Elsewhere ? flagTest(If) : 0;
-      // A branch on a flag that defaults to off, which no call here turns
-      // on (`build_target(boxes, labels, bool debug = false)`).
+      // A tensor placed on the CPU in one branch and on a device in the
+      // other: the CPU branch waits for nothing.
       const int Placement = cpuPlacementBranch(If);
+      // And a branch on a flag that defaults to off, which no call here
+      // turns on (`build_target(boxes, labels, bool debug = false)`).
       bool SkipThen =
           (!Tail && leavesLoop(If->getThen())) ||
           (Check.AllowInPeriodicGuard && usesModulo(If->getCond())) ||
