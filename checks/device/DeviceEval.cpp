@@ -395,20 +395,6 @@ DeviceFact DeviceFlowBuilder::conversionFact(const CXXMemberCallExpr *Call) {
   return {To, From.Rank, Origin(Origin::Moved, Call)};
 }
 
-/// The tensors written in \p E: itself, or the elements of an IValue list
-/// built in place (`module.forward({image, mask})`).
-static void tensorsIn(const Expr *E, llvm::SmallVectorImpl<const Expr *> &Out) {
-  if (!E || isa<LambdaExpr>(E))
-    return;
-  if (libtorch::carrierOf(E->getType()) == libtorch::Carrier::Tensor) {
-    Out.push_back(E);
-    return;
-  }
-  for (const Stmt *Child : E->children())
-    if (const auto *CE = dyn_cast_or_null<Expr>(Child))
-      tensorsIn(CE, Out);
-}
-
 DeviceFact DeviceFlowBuilder::memberCallFact(const CXXMemberCallExpr *Call,
                                              libtorch::Carrier C) {
   const CXXMethodDecl *MD = Call->getMethodDecl();
@@ -431,7 +417,7 @@ DeviceFact DeviceFlowBuilder::memberCallFact(const CXXMemberCallExpr *Call,
                                   "torch::jit::Module")) {
       llvm::SmallVector<const Expr *, 4> Inputs;
       for (const Expr *A : Forward->arguments())
-        tensorsIn(A, Inputs);
+        libtorch::inputTensors(A, Inputs);
       return Inputs.empty() ? DeviceFact::unknown()
                             : common(Inputs, /*Broadcast=*/false);
     }

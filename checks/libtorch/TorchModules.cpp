@@ -1,6 +1,7 @@
 //===- TorchModules.cpp - modules and optimizers --------------------------===//
 #include "libtorch/TorchModules.h"
 #include "ast/ASTHelpers.h"
+#include "libtorch/DeviceRules.h"
 #include "libtorch/ProgramCode.h"
 #include "libtorch/TorchTypes.h"
 #include "clang/AST/DeclTemplate.h"
@@ -17,6 +18,50 @@ bool isForwardableModuleClass(const CXXRecordDecl *RD) {
          isOrDerivesFrom(RD, "torch::nn::ModuleHolder") ||
          isOrDerivesFrom(RD, "torch::nn::AnyModule") ||
          isOrDerivesFrom(RD, "torch::jit::Module");
+}
+
+static void inputTensorsIn(const Stmt *S, bool FollowLocals,
+                           llvm::SmallVectorImpl<const Expr *> &Out);
+
+/// The tensors pushed into the local \p Inputs within \p S.
+static void pushedTensors(const Stmt *S, const VarDecl *Inputs,
+                          llvm::SmallVectorImpl<const Expr *> &Out) {
+  if (!S || isa<LambdaExpr>(S))
+    return;
+  if (const auto *MC = dyn_cast<CXXMemberCallExpr>(S)) {
+    const CXXMethodDecl *MD = MC->getMethodDecl();
+    if (MD && MD->getIdentifier() &&
+        (MD->getName() == "push_back" || MD->getName() == "emplace_back") &&
+        ast::namesDecl(MC->getImplicitObjectArgument(), Inputs))
+      for (const Expr *A : MC->arguments())
+        inputTensorsIn(A, /*FollowLocals=*/false, Out);
+  }
+  for (const Stmt *Child : S->children())
+    pushedTensors(Child, Inputs, Out);
+}
+
+static void inputTensorsIn(const Stmt *S, bool FollowLocals,
+                           llvm::SmallVectorImpl<const Expr *> &Out) {
+  if (!S || isa<LambdaExpr>(S))
+    return;
+  if (const auto *E = dyn_cast<Expr>(S);
+      E && carrierOf(E->getType()) == Carrier::Tensor) {
+    Out.push_back(E);
+    return;
+  }
+  if (const auto *Ref = dyn_cast<DeclRefExpr>(S)) {
+    const auto *Local = dyn_cast<VarDecl>(Ref->getDecl());
+    if (FollowLocals && Local && Local->isLocalVarDecl())
+      if (const auto *Fn = dyn_cast<FunctionDecl>(Local->getDeclContext()))
+        pushedTensors(Fn->getBody(), Local, Out);
+    return;
+  }
+  for (const Stmt *Child : S->children())
+    inputTensorsIn(Child, FollowLocals, Out);
+}
+
+void inputTensors(const Expr *Arg, llvm::SmallVectorImpl<const Expr *> &Out) {
+  inputTensorsIn(Arg, /*FollowLocals=*/true, Out);
 }
 
 bool isOptimizerClass(const CXXRecordDecl *RD) {

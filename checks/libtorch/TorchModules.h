@@ -5,7 +5,8 @@
 // a module must be registered (tensors, holders, shared_ptr to modules);
 // which object an expression such as `net->fc->parameters()` is rooted in;
 // where an optimizer is constructed; and which members of a module class
-// are registered, and under which name. Shared by torch-stale-optimizer,
+// are registered, and under which name; which tensors a module's forward
+// is given. Shared by torch-stale-optimizer,
 // torch-unregistered-member and the hot-loop and autograd analyses.
 //
 //===----------------------------------------------------------------------===//
@@ -16,6 +17,7 @@
 #include "clang/AST/ExprCXX.h"
 #include "clang/Basic/SourceManager.h"
 #include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/StringRef.h"
 #include <string>
 
@@ -28,6 +30,12 @@ bool isModuleClass(const CXXRecordDecl *RD);
 /// subclasses, ModuleHolder (torch::nn::Linear, MSELoss, ...), AnyModule and
 /// torch::jit::Module.
 bool isForwardableModuleClass(const CXXRecordDecl *RD);
+
+/// The tensors a module's `forward` is given in \p Arg: those written in it
+/// (`forward({image, mask})`) and, when \p Arg names a local
+/// `std::vector<IValue>`, those pushed into it with push_back or
+/// emplace_back in its function (a TorchScript module's inputs).
+void inputTensors(const Expr *Arg, llvm::SmallVectorImpl<const Expr *> &Out);
 
 /// True if \p RD is torch::optim::Optimizer or derives from it.
 bool isOptimizerClass(const CXXRecordDecl *RD);

@@ -129,59 +129,6 @@ bool launchesNoKernel(StringRef TensorMethod) {
   return Names.contains(TensorMethod);
 }
 
-static device::DeviceValue inputsDevice(const Stmt *E,
-                                        const device::DeviceFlow &Flow,
-                                        bool FollowLocals = true);
-
-/// The device of the first tensor pushed into the local \p Inputs (a
-/// `std::vector<IValue>`) with push_back or emplace_back in \p S.
-static device::DeviceValue pushedDevice(const Stmt *S, const VarDecl *Inputs,
-                                        const device::DeviceFlow &Flow) {
-  if (!S || isa<LambdaExpr>(S))
-    return device::DeviceValue::unknown();
-  if (const auto *MC = dyn_cast<CXXMemberCallExpr>(S)) {
-    const CXXMethodDecl *MD = MC->getMethodDecl();
-    if (MD && MD->getIdentifier() &&
-        (MD->getName() == "push_back" || MD->getName() == "emplace_back") &&
-        ast::namesDecl(MC->getImplicitObjectArgument(), Inputs))
-      for (const Expr *A : MC->arguments())
-        if (device::DeviceValue V = inputsDevice(A, Flow, false);
-            V.isDeviceSide())
-          return V;
-  }
-  for (const Stmt *Child : S->children())
-    if (device::DeviceValue V = pushedDevice(Child, Inputs, Flow);
-        V.isDeviceSide())
-      return V;
-  return device::DeviceValue::unknown();
-}
-
-/// The device of the first tensor found in \p E (an argument, an IValue
-/// list built from tensors, a local vector of inputs filled with push_back)
-/// that is on a device; Unknown if none is.
-static device::DeviceValue
-inputsDevice(const Stmt *E, const device::DeviceFlow &Flow, bool FollowLocals) {
-  if (!E || isa<LambdaExpr>(E))
-    return device::DeviceValue::unknown();
-  if (const auto *X = dyn_cast<Expr>(E);
-      X && libtorch::carrierOf(X->getType()) == libtorch::Carrier::Tensor)
-    if (device::DeviceValue V = Flow.deviceOf(X); V.isDeviceSide())
-      return V;
-  if (const auto *Ref = dyn_cast<DeclRefExpr>(E); Ref && FollowLocals) {
-    const auto *Local = dyn_cast<VarDecl>(Ref->getDecl());
-    const auto *Fn = Local && Local->isLocalVarDecl()
-                         ? dyn_cast<FunctionDecl>(Local->getDeclContext())
-                         : nullptr;
-    return Fn ? pushedDevice(Fn->getBody(), Local, Flow)
-              : device::DeviceValue::unknown();
-  }
-  for (const Stmt *Child : E->children())
-    if (device::DeviceValue V = inputsDevice(Child, Flow, FollowLocals);
-        V.isDeviceSide())
-      return V;
-  return device::DeviceValue::unknown();
-}
-
 /// True for `m.forward(inputs)` or `m(inputs)` of a module whose result is
 /// not a tensor (a TorchScript module's IValue).
 static bool runsModuleForIValue(const CallExpr *Call) {
@@ -216,10 +163,14 @@ device::DeviceValue workDevice(const CallExpr *Call,
         return V;
   }
   // A TorchScript module runs where its inputs are.
-  if (runsModuleForIValue(Call))
+  if (runsModuleForIValue(Call)) {
+    llvm::SmallVector<const Expr *, 4> Inputs;
     for (const Expr *A : Call->arguments())
-      if (device::DeviceValue V = inputsDevice(A, Flow); V.isDeviceSide())
+      libtorch::inputTensors(A, Inputs);
+    for (const Expr *T : Inputs)
+      if (device::DeviceValue V = Flow.deviceOf(T); V.isDeviceSide())
         return V;
+  }
   return device::DeviceValue::unknown();
 }
 

@@ -180,3 +180,19 @@ void scripted(torch::jit::Module &module, torch::Device device) {
     // CHECK-MESSAGES: :[[@LINE-1]]:15: warning: printing a tensor with 'operator<<' makes the host wait
   }
 }
+
+// ... also when the inputs are pushed into a local vector first.
+void scriptedPushed(torch::jit::Module &module, torch::Device device) {
+  for (int i = 0; i < 10; i++) {
+    torch::Tensor input = torch::rand({1, 3, 8, 8});
+    std::vector<torch::jit::IValue> on_host;
+    on_host.push_back(input);
+    torch::Tensor output = module.forward(on_host).toTensor();
+    std::cout << output.slice(1, 0, 5) << std::endl; // near miss: the CPU
+    std::vector<torch::jit::IValue> inputs;
+    inputs.emplace_back(input.to(device));
+    torch::Tensor moved = module.forward(inputs).toTensor();
+    std::cout << moved.slice(1, 0, 5) << std::endl;
+    // CHECK-MESSAGES: :[[@LINE-1]]:15: warning: printing a tensor with 'operator<<' makes the host wait
+  }
+}
