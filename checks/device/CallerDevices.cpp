@@ -162,7 +162,14 @@ bool isDeviceType(QualType T) {
   return libtorch::holdsDevice(C);
 }
 
-/// The devices \p E (a tensor, a tensor sequence or a torch::Device,
+/// True for a module, a module holder or a pointer to a module.
+bool isModuleType(QualType T) {
+  return libtorch::carrierOf(T.getNonReferenceType()) ==
+         libtorch::Carrier::Module;
+}
+
+/// The devices \p E (a tensor, a tensor sequence, a module or a
+/// torch::Device,
 /// evaluated in \p Fn) can have; false when one of them cannot be followed.
 bool sourcesOf(const Expr *E, const FunctionDecl *Fn,
                llvm::SmallVectorImpl<DeviceValue> &Out) {
@@ -180,6 +187,12 @@ bool sourcesOf(const Expr *E, const FunctionDecl *Fn,
     return true;
   }
   if (isDeviceType(E->getType())) {
+    Out.push_back(asInheritedParameter(
+        DeviceFlow::getForCallers(Fn, Fn->getASTContext()).deviceOf(E)));
+    return true;
+  }
+  // A module: where the caller moved it (`model->to(device)`), or Unknown.
+  if (isModuleType(E->getType())) {
     Out.push_back(asInheritedParameter(
         DeviceFlow::getForCallers(Fn, Fn->getASTContext()).deviceOf(E)));
     return true;
@@ -356,7 +369,9 @@ bool carriesTensors(QualType T) {
          libtorch::carrierOf(T) == libtorch::Carrier::Example;
 }
 
-bool carriesDevices(QualType T) { return carriesTensors(T) || isDeviceType(T); }
+bool carriesDevices(QualType T) {
+  return carriesTensors(T) || isDeviceType(T) || isModuleType(T);
+}
 
 /// The ProgramFacts values of \p V: a local sequence stands for what is
 /// put into it, which other units cannot name.

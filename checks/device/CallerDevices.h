@@ -2,7 +2,8 @@
 // Answers: a tensor whose device DeviceFlow cannot know inside its function
 // (DeviceValue::Inherited: a tensor parameter, an element of a tensor-vector
 // parameter, what a function of the user's returns, the device a
-// torch::Device parameter holds), is it on the CPU wherever it comes from?
+// torch::Device parameter holds, a module parameter's device), is it on the
+// CPU wherever it comes from?
 //
 // The answer follows the values through the translation unit:
 //   - a parameter receives what every call of its function passes; a

@@ -49,7 +49,7 @@ DeviceFact DeviceFlowBuilder::initialFact(const ValueDecl *D) {
       return {DeviceValue::moduleDevice(),
               {},
               Origin(Origin::ForwardArgument, P->getLocation())};
-    if (C == libtorch::Carrier::Tensor)
+    if (C == libtorch::Carrier::Tensor || C == libtorch::Carrier::Module)
       return {DeviceValue::inherited(P), {}, Origin()};
     return DeviceFact::unknown();
   }

@@ -349,3 +349,41 @@ int errors(ImageSet &set, Scorer model, torch::Device device) {
   }
   return wrong;
 }
+
+// A module parameter is where its callers moved it: an evaluation helper
+// whose every caller holds a CPU model (moved with a device the program
+// forces to the CPU) waits for no device. One caller with a GPU model keeps
+// the finding.
+static double score_all(Scorer model, const std::vector<torch::Tensor> &data) {
+  double total = 0;
+  for (const auto &x : data)
+    total += model->forward(x).sum().item<double>(); // near miss: CPU model
+  return total;
+}
+static double score_all_gpu(Scorer model,
+                            const std::vector<torch::Tensor> &data) {
+  double total = 0;
+  for (const auto &x : data)
+    total += model->forward(x.cuda()).sum().item<double>();
+  // CHECK-MESSAGES: :[[@LINE-1]]:45: warning: 'Tensor::item' makes the host wait
+  return total;
+}
+static void fit_and_score(Scorer model, torch::Device device) {
+  model->to(device);
+  std::vector<torch::Tensor> data{torch::rand({2, 4})};
+  for (int epoch = 0; epoch < 3; ++epoch) {
+    score_all(model, data);
+    score_all_gpu(model, data);
+  }
+}
+void score_callers() {
+  auto device = torch::kCPU;
+  if (torch::cuda::is_available())
+    device = torch::kCUDA;
+  device = torch::kCPU;
+  Scorer model;
+  fit_and_score(model, device);
+  Scorer on_gpu;
+  on_gpu->to(torch::kCUDA);
+  score_all_gpu(on_gpu, {torch::rand({2, 4})});
+}
