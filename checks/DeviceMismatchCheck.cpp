@@ -38,28 +38,6 @@ static Carrier carrier(const Expr *E) {
   return E ? carrier(E->getType()) : Carrier::None;
 }
 
-/// Appends the tensors \p Arg passes: itself, the elements of a braced
-/// TensorList, or the tensor inside an optional<Tensor>.
-static void addTensorOperands(const Expr *Arg,
-                              llvm::SmallVectorImpl<const Expr *> &Out) {
-  if (isa<CXXDefaultArgExpr>(Arg))
-    return;
-  if (carrier(Arg) == Carrier::Tensor) {
-    Out.push_back(Arg);
-    return;
-  }
-  if (const InitListExpr *IL = libtorch::initListOf(Arg)) {
-    for (const Expr *Init : IL->inits())
-      if (carrier(Init) == Carrier::Tensor)
-        Out.push_back(Init);
-    return;
-  }
-  // c10::optional<Tensor> built from a tensor.
-  const auto *CE = dyn_cast<CXXConstructExpr>(ast::stripImplicit(Arg));
-  if (CE && CE->getNumArgs() == 1 && carrier(CE->getArg(0)) == Carrier::Tensor)
-    Out.push_back(CE->getArg(0));
-}
-
 static bool isCheckedOperator(OverloadedOperatorKind K) {
   switch (K) {
   case OO_Plus:
@@ -110,7 +88,7 @@ struct OpCollector {
           carrier(Op->getArg(0)) == Carrier::Module) {
         O.Module = Op->getArg(0);
         for (const Expr *A : llvm::drop_begin(Op->arguments()))
-          addTensorOperands(A, O.Operands);
+          libtorch::addTensorOperands(A, O.Operands);
       } else if (isCheckedOperator(Op->getOperator())) {
         for (const Expr *A : Op->arguments())
           if (carrier(A) == Carrier::Tensor)
@@ -126,12 +104,12 @@ struct OpCollector {
           return;
         O.Operands.push_back(MC->getImplicitObjectArgument());
         for (const Expr *A : MC->arguments())
-          addTensorOperands(A, O.Operands);
+          libtorch::addTensorOperands(A, O.Operands);
       } else if ((Name == "forward" || Name == "any_forward") &&
                  libtorch::isForwardableModuleClass(MD->getParent())) {
         O.Module = MC->getImplicitObjectArgument();
         for (const Expr *A : MC->arguments())
-          addTensorOperands(A, O.Operands);
+          libtorch::addTensorOperands(A, O.Operands);
       }
     } else if (const auto *Call = dyn_cast<CallExpr>(E)) {
       const FunctionDecl *FD = Call->getDirectCallee();
@@ -141,7 +119,7 @@ struct OpCollector {
           libtorch::isDeviceMixAllowed(FD->getName()))
         return;
       for (const Expr *A : Call->arguments())
-        addTensorOperands(A, O.Operands);
+        libtorch::addTensorOperands(A, O.Operands);
       if (const auto *DRE =
               dyn_cast<DeclRefExpr>(Call->getCallee()->IgnoreImplicit()))
         O.Loc = DRE->getLocation();

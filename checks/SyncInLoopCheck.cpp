@@ -170,6 +170,8 @@ SyncInLoopCheck::classify(const Expr *E, bool ResultUsed,
       return {"'Tensor::operator[]' with a tensor index (it reads the index "
               "with 'item')",
               Op};
+    if (Op->Option == "index")
+      return {"'Tensor::index' with a boolean mask", Op};
     return {libtorch::syncSubject(Call) +
                 (Op->Option == "to" ? " toward the CPU" : ""),
             Op};
@@ -310,10 +312,14 @@ struct SyncInLoopCheck::Walk {
   unsigned BreakScopes = 0;
 
   /// True if \p Branch ends by leaving the hot loop (`return`, `throw`, a
-  /// `break` of the hot loop itself): what it runs, it runs once.
+  /// `break` of the hot loop itself): what it runs, it runs once per run of
+  /// the loop, also in a function called per step (the last box of a
+  /// greedy NMS: the loop's other reads are the ones to fix).
   bool leavesLoop(const Stmt *Branch) const {
     if (const auto *CS = dyn_cast_or_null<CompoundStmt>(Branch))
       Branch = CS->body_empty() ? nullptr : CS->body_back();
+    if (const auto *E = dyn_cast_or_null<Expr>(Branch))
+      Branch = ast::stripImplicit(E); // `throw std::runtime_error(...)`
     return Branch && (isa<ReturnStmt>(Branch) || isa<CXXThrowExpr>(Branch) ||
                       (isa<BreakStmt>(Branch) && BreakScopes == 0));
   }

@@ -21,7 +21,7 @@ int main() {
   targets.to(device); // BUG: discarded again
 
   std::vector<torch::Tensor> history;
-  torch::Tensor running = torch::zeros({1});
+  torch::Tensor running = torch::zeros({1}); // BUG: on the CPU, the loss is not
   for (int step = 0; step < 100; ++step) {
     optimizer.zero_grad();
     torch::Tensor loss = torch::mse_loss(model->forward(inputs), targets);

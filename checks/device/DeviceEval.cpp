@@ -105,7 +105,10 @@ DeviceValue DeviceFlowBuilder::deviceArgument(const Expr *E) {
 DeviceFact DeviceFlowBuilder::common(llvm::ArrayRef<const Expr *> Operands,
                                      bool Broadcast) {
   // ATen's rule (TensorIteratorBase::compute_types): the first operand not
-  // on the CPU decides the device; 0-dim CPU operands follow it.
+  // on the CPU decides the device; 0-dim CPU operands follow it. Other CPU
+  // operands make the op throw when that device is a GPU: where it does
+  // not, the result is on that device too (`ys = torch::cat({ys, cpu})` in
+  // a loop keeps ys on `device`, and the next iteration's mix is seen).
   llvm::SmallVector<DeviceFact, 4> Facts;
   for (const Expr *O : Operands)
     Facts.push_back(get(O));
@@ -121,7 +124,7 @@ DeviceFact DeviceFlowBuilder::common(llvm::ArrayRef<const Expr *> Operands,
       continue;
     if (Broadcast && RankKnown)
       Rank = TensorRank::broadcast(Rank, F.Rank);
-    if (AnyDevice && F.Device.isCPU() && F.Rank.isScalar())
+    if (AnyDevice && F.Device.isCPU())
       continue;
     if (First)
       R = F;
@@ -451,6 +454,9 @@ DeviceFact DeviceFlowBuilder::memberCallFact(const CXXMemberCallExpr *Call,
       return {R.Device, TensorRank::exactly(0), R.From};
     if (Name == "select" && Call->getNumArgs() == 2)
       return {R.Device, R.Rank.dropOne(), R.From};
+    // An in-place op returns its receiver (`ones({1, 1}).fill_(word)`).
+    if (Name.size() > 1 && Name.ends_with("_") && !Name.starts_with("_"))
+      return R;
     llvm::SmallVector<const Expr *, 4> Tensors{Recv};
     if (!libtorch::isDeviceMixAllowed(Name))
       for (const Expr *A : Call->arguments())
@@ -626,6 +632,11 @@ DeviceFact DeviceFlowBuilder::callFact(const CallExpr *Call,
   for (const Expr *A : Call->arguments()) {
     if (carrier(A) == libtorch::Carrier::Tensor)
       Tensors.push_back(A);
+    else if (const InitListExpr *IL = libtorch::initListOf(A);
+             IL && llvm::any_of(IL->inits(), [&](const Expr *I) {
+               return carrier(I) == libtorch::Carrier::Tensor;
+             }))
+      libtorch::addTensorOperands(A, Tensors); // torch::cat({a, b})
     else if (!isa<CXXDefaultArgExpr>(A))
       OtherArgs = true;
   }

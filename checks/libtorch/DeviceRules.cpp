@@ -116,6 +116,27 @@ static const InitListExpr *findInitList(const Expr *E, int Depth = 0) {
 
 const InitListExpr *initListOf(const Expr *E) { return findInitList(E); }
 
+void addTensorOperands(const Expr *Arg,
+                       llvm::SmallVectorImpl<const Expr *> &Out) {
+  if (isa<CXXDefaultArgExpr>(Arg))
+    return;
+  if (carrierOf(Arg->getType()) == Carrier::Tensor) {
+    Out.push_back(Arg);
+    return;
+  }
+  if (const InitListExpr *IL = initListOf(Arg)) {
+    for (const Expr *Init : IL->inits())
+      if (carrierOf(Init->getType()) == Carrier::Tensor)
+        Out.push_back(Init);
+    return;
+  }
+  // c10::optional<Tensor> built from a tensor.
+  const auto *CE = dyn_cast<CXXConstructExpr>(ast::stripImplicit(Arg));
+  if (CE && CE->getNumArgs() == 1 &&
+      carrierOf(CE->getArg(0)->getType()) == Carrier::Tensor)
+    Out.push_back(CE->getArg(0));
+}
+
 bool isFullReduction(StringRef Name) {
   return llvm::StringSwitch<bool>(Name)
       .Cases({"sum",     "mean",   "prod",   "max",           "min",
@@ -131,23 +152,24 @@ bool keepsRank(StringRef Name) {
   if (Name.size() > 1 && Name.ends_with("_") && !Name.starts_with("_"))
     return true;
   static const llvm::StringSet<> Names = {
-      "abs",       "neg",         "negative",    "exp",          "exp2",
-      "expm1",     "log",         "log2",        "log10",        "log1p",
-      "sqrt",      "rsqrt",       "relu",        "relu6",        "sigmoid",
-      "tanh",      "sin",         "cos",         "tan",          "asin",
-      "acos",      "atan",        "sinh",        "cosh",         "floor",
-      "ceil",      "round",       "trunc",       "frac",         "sign",
-      "sgn",       "reciprocal",  "square",      "clamp",        "clamp_min",
-      "clamp_max", "clip",        "float",       "double",       "half",
-      "bfloat16",  "int",         "long",        "short",        "bool",
-      "byte",      "char",        "to",          "cpu",          "cuda",
-      "clone",     "detach",      "contiguous",  "softmax",      "log_softmax",
-      "cumsum",    "cumprod",     "type_as",     "pin_memory",   "gelu",
-      "silu",      "elu",         "leaky_relu",  "hardtanh",     "logit",
-      "erf",       "erfc",        "nan_to_num",  "isnan",        "isinf",
-      "isfinite",  "logical_not", "bitwise_not", "flip",         "roll",
-      "t",         "transpose",   "permute",     "triu",         "tril",
-      "dropout",   "bernoulli",   "masked_fill", "requires_grad"};
+      "abs",       "neg",         "negative",    "exp",           "exp2",
+      "expm1",     "log",         "log2",        "log10",         "log1p",
+      "sqrt",      "rsqrt",       "relu",        "relu6",         "sigmoid",
+      "tanh",      "sin",         "cos",         "tan",           "asin",
+      "acos",      "atan",        "sinh",        "cosh",          "floor",
+      "ceil",      "round",       "trunc",       "frac",          "sign",
+      "sgn",       "reciprocal",  "square",      "clamp",         "clamp_min",
+      "clamp_max", "clip",        "float",       "double",        "half",
+      "bfloat16",  "int",         "long",        "short",         "bool",
+      "byte",      "char",        "to",          "cpu",           "cuda",
+      "clone",     "detach",      "contiguous",  "softmax",       "log_softmax",
+      "cumsum",    "cumprod",     "type_as",     "pin_memory",    "gelu",
+      "silu",      "elu",         "leaky_relu",  "hardtanh",      "logit",
+      "erf",       "erfc",        "nan_to_num",  "isnan",         "isinf",
+      "isfinite",  "logical_not", "bitwise_not", "flip",          "roll",
+      "t",         "transpose",   "permute",     "triu",          "tril",
+      "dropout",   "bernoulli",   "masked_fill", "requires_grad", "toType",
+      "type"};
   return Names.contains(Name);
 }
 

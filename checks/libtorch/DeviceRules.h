@@ -11,6 +11,7 @@
 
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/ExprCXX.h"
+#include "llvm/ADT/SmallVector.h"
 #include <optional>
 
 namespace clang::tidy::torch::libtorch {
@@ -53,6 +54,12 @@ FactoryKind factoryKind(const FunctionDecl *FD);
 /// The braced list an argument is built from (`{a, b}` passed as a
 /// TensorList, an IntArrayRef, a std::vector), or null.
 const InitListExpr *initListOf(const Expr *E);
+
+/// Appends the tensors the argument \p Arg of a LibTorch call passes:
+/// itself, the elements of a braced TensorList (`torch::cat({a, b})`), or
+/// the tensor inside an optional<Tensor>.
+void addTensorOperands(const Expr *Arg,
+                       llvm::SmallVectorImpl<const Expr *> &Out);
 
 /// Reductions that give a 0-dim tensor when no dimension is passed:
 /// sum, mean, max, norm, all, ... and dot products.

@@ -4,6 +4,7 @@
 #include "libtorch/TorchTypes.h"
 #include "clang/AST/DeclCXX.h"
 #include "clang/AST/ExprCXX.h"
+#include "llvm/ADT/StringSet.h"
 
 namespace clang::tidy::torch::libtorch {
 
@@ -31,6 +32,8 @@ static const SyncOperation SyncOperations[] = {
      {"nonzero", "nonzero_numpy", "argwhere"},           true},
   {"masked_select", SyncWait::Shape,   SyncCallee::TensorOrFunction,
      {"masked_select"},                                  true},
+  {"index",         SyncWait::Shape,   SyncCallee::Tensor,
+     {}},
   {"unique",        SyncWait::Shape,   SyncCallee::TensorOrFunction,
      {"_unique", "_unique2", "unique_dim", "unique_consecutive",
       "unique_dim_consecutive"},                         true},
@@ -159,6 +162,92 @@ static bool waitsForCopyToCPU(const CallExpr *Call, ASTContext &Ctx) {
   });
 }
 
+/// True if \p E is a boolean tensor by how it is made: a comparison
+/// (`conf > t`, `x.gt(t)`, `torch::isnan(x)`), a logical operation of masks,
+/// `to(torch::kBool)`, a view of a mask (`mask[i]`, `mask.view(-1)`), or a
+/// local initialised with one.
+static bool isBooleanMask(const Expr *E, unsigned Depth = 0) {
+  if (!E || Depth > 8)
+    return false;
+  E = ast::stripCopiesAndConversions(E);
+  static const llvm::StringSet<> Comparisons = {
+      "gt",         "lt",          "ge",
+      "le",         "eq",          "ne",
+      "greater",    "less",        "greater_equal",
+      "less_equal", "not_equal",   "isnan",
+      "isinf",      "isfinite",    "isposinf",
+      "isneginf",   "isclose",     "logical_and",
+      "logical_or", "logical_not", "logical_xor",
+      "isin"};
+  static const llvm::StringSet<> Views = {
+      "select",    "view",   "reshape",     "squeeze",  "unsqueeze", "flatten",
+      "slice",     "narrow", "contiguous",  "clone",    "detach",    "t",
+      "transpose", "expand", "bitwise_not", "squeeze_", "unsqueeze_"};
+  if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(E)) {
+    switch (Op->getOperator()) {
+    case OO_Greater:
+    case OO_Less:
+    case OO_GreaterEqual:
+    case OO_LessEqual:
+    case OO_EqualEqual:
+    case OO_ExclaimEqual:
+    case OO_Exclaim:
+      return true;
+    case OO_Subscript:
+    case OO_Tilde:
+      return isBooleanMask(Op->getArg(0), Depth + 1);
+    case OO_Amp:
+    case OO_Pipe:
+    case OO_Caret:
+    case OO_AmpAmp:
+    case OO_PipePipe:
+      return Op->getNumArgs() == 2 && isBooleanMask(Op->getArg(0), Depth + 1) &&
+             isBooleanMask(Op->getArg(1), Depth + 1);
+    default:
+      return false;
+    }
+  }
+  if (const auto *Call = dyn_cast<CallExpr>(E)) {
+    const FunctionDecl *FD = Call->getDirectCallee();
+    if (!FD || !FD->getIdentifier() || !isLibTorchDecl(FD))
+      return false;
+    StringRef Name = FD->getName();
+    if (Comparisons.contains(Name))
+      return true;
+    const auto *MC = dyn_cast<CXXMemberCallExpr>(Call);
+    if (MC && Views.contains(Name))
+      return isBooleanMask(MC->getImplicitObjectArgument(), Depth + 1);
+    if (MC && (Name == "to" || Name == "toType"))
+      return llvm::any_of(MC->arguments(), [](const Expr *A) {
+        const auto *Ref =
+            dyn_cast<DeclRefExpr>(ast::stripCopiesAndConversions(A));
+        const NamedDecl *D = Ref ? Ref->getDecl() : nullptr;
+        return D && D->getIdentifier() &&
+               (D->getName() == "kBool" ||
+                (isa<EnumConstantDecl>(D) && D->getName() == "Bool"));
+      });
+    return false;
+  }
+  if (const auto *Ref = dyn_cast<DeclRefExpr>(E))
+    if (const auto *V = dyn_cast<VarDecl>(Ref->getDecl());
+        V && V->isLocalVarDecl() && V->getInit())
+      return isBooleanMask(V->getInit(), Depth + 1);
+  return false;
+}
+
+/// True if the indices \p Arg of `Tensor::index` (`{mask}`, `{Slice(),
+/// mask}`) hold a boolean mask.
+static bool hasBooleanMask(const Stmt *Arg) {
+  if (!Arg)
+    return false;
+  if (const auto *E = dyn_cast<Expr>(Arg); E && isTensorType(E->getType()))
+    return isBooleanMask(E);
+  for (const Stmt *Child : Arg->children())
+    if (hasBooleanMask(Child))
+      return true;
+  return false;
+}
+
 const SyncOperation *syncOperationOf(const CallExpr *Call, bool ResultUsed,
                                      ASTContext &Ctx) {
   const FunctionDecl *FD = Call->getDirectCallee();
@@ -182,6 +271,12 @@ const SyncOperation *syncOperationOf(const CallExpr *Call, bool ResultUsed,
   }
   if (!FD->getDeclName().isIdentifier())
     return nullptr;
+  // `x.index({mask})` keeps the elements a boolean mask selects: a nonzero.
+  if (const auto *MD = dyn_cast<CXXMethodDecl>(FD);
+      MD && FD->getName() == "index" && isTensorRecord(MD->getParent()))
+    return Call->getNumArgs() == 1 && hasBooleanMask(Call->getArg(0))
+               ? syncOperationByOption("index")
+               : nullptr;
   if (isCudaRuntimeSync(FD))
     return syncOperationByOption("synchronize");
   const auto *MD = dyn_cast<CXXMethodDecl>(FD);

@@ -404,3 +404,25 @@ void shared_module(torch::Device de) {
   auto out = net->forward(input);
   // CHECK-MESSAGES: :[[@LINE-1]]:19: warning: 'input' is on the CPU (created without a device) but the module 'net' is on 'de'
 }
+
+// A sequence grown in a loop with torch::cat stays on its device: the CPU
+// token appended at each step is a mix. An in-place fill keeps its tensor's
+// device, and a dtype conversion its rank.
+torch::Tensor greedy_decode(torch::nn::Linear &model, torch::Tensor memory,
+                            int64_t max_len, const torch::Device &device) {
+  torch::Tensor ys = torch::ones({1, 1}).toType(torch::kLong).to(device);
+  for (int64_t i = 0; i < max_len; i++) {
+    torch::Tensor next_word = model->forward(memory).argmax(1);
+    ys = torch::cat({ys, torch::ones({1, 1}).toType(torch::kLong).fill_(next_word)}, 0);
+    // CHECK-MESSAGES: :[[@LINE-1]]:17: warning: the tensor is on the CPU (created without a device) but 'ys' is on 'device'
+  }
+  return ys;
+}
+torch::Tensor greedy_decode_on_device(const torch::Device &device, int n) {
+  torch::Tensor ys = torch::ones({1, 1}, device);
+  for (int i = 0; i < n; i++) {
+    ys = torch::cat({ys, torch::ones({1, 1}, device)}, 0);
+    auto score = ys.sum() + torch::tensor(1.0); // 0-dim: allowed
+  }
+  return ys;
+}

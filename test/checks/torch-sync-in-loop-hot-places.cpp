@@ -67,6 +67,7 @@ std::vector<int64_t> nms(torch::Tensor boxes, torch::Tensor scores, float thr) {
     keep.push_back(i);
     auto iou = (boxes - boxes[i]).abs().sum(1);
     order = order.index({iou.index({order}) > thr});
+    // CHECK-MESSAGES: :[[@LINE-1]]:19: warning: 'Tensor::index' with a boolean mask makes the host wait {{.*}} because its output size depends on the data
   }
   return keep;
 }
@@ -198,6 +199,31 @@ void nms_last(torch::Tensor order, std::vector<int64_t> &keep) {
     }
     order = order.slice(0, 1);
   }
+}
+
+// In a function called once per step too: the leaving branch runs once per
+// call, and the loop's other reads are the ones to fix. A branch that throws
+// is an error path.
+std::vector<int64_t> nms_per_frame(torch::Tensor order) {
+  std::vector<int64_t> keep;
+  while (order.numel() > 0) {
+    if (order.dim() != 1) {
+      std::printf("%ld\n", order.max().item<int64_t>()); // near miss: throws
+      throw std::runtime_error("order must be 1-D");
+    }
+    if (order.numel() == 1) {
+      keep.push_back(order.item<int64_t>()); // near miss: leaves the loop
+      break;
+    }
+    keep.push_back(order[0].item<int64_t>());
+    // CHECK-MESSAGES: :[[@LINE-1]]:29: warning: 'Tensor::item' makes the host wait
+    order = order.slice(0, 1);
+  }
+  return keep;
+}
+void detect_frames(torch::nn::Linear detector, std::vector<torch::Tensor> frames) {
+  for (auto &frame : frames)
+    nms_per_frame(detector->forward(frame).argsort());
 }
 
 // RUN: %torch-tidy %S/Inputs/sync-in-loop-cpu-program.cpp --checks=-*,torch-sync-in-loop -- %torch_flags 2>&1 | FileCheck %s --check-prefix=CPU-PROGRAM --allow-empty --implicit-check-not=warning:

@@ -110,6 +110,21 @@ void data_dependent(torch::Tensor x, torch::Tensor mask) {
     torch::Tensor out = torch::empty({0}, torch::kLong);
     torch::nonzero_out(out, x);
     // CHECK-MESSAGES: :[[@LINE-1]]:5: warning: 'at::nonzero_out' makes the host wait {{.*}} because its output size
+    // Indexing with a boolean mask keeps a data-dependent number of rows.
+    using torch::indexing::Slice;
+    auto keep = x.select(1, 4) > 0.25;
+    auto l = x.index({keep});
+    // CHECK-MESSAGES: :[[@LINE-1]]:16: warning: 'Tensor::index' with a boolean mask makes the host wait {{.*}} because its output size depends on the data
+    auto m = x.index({Slice(), x.sum(0).gt(0)});
+    // CHECK-MESSAGES: :[[@LINE-1]]:16: warning: 'Tensor::index' with a boolean mask makes the host wait
+    auto n = x.index({keep[0] & ~torch::isnan(x[0])});
+    // CHECK-MESSAGES: :[[@LINE-1]]:16: warning: 'Tensor::index' with a boolean mask makes the host wait
+    auto o = x.index({mask.to(torch::kBool)});
+    // CHECK-MESSAGES: :[[@LINE-1]]:16: warning: 'Tensor::index' with a boolean mask makes the host wait
+    // Slices, integer indices and index tensors have a fixed size.
+    auto p = x.index({Slice(0, 4), 1});
+    auto q = x.index({x.argmax(1)});
+    auto r = x.index({mask});
     // Fixed-size replacements do not synchronize.
     auto j = torch::where(mask, x, torch::zeros_like(x));
     auto k = x * mask;
