@@ -67,6 +67,16 @@ static bool isStdContainer(QualType T) {
          libtorch::isTensorLikeType(T);
 }
 
+/// True for a key that is the same on every iteration: a literal
+/// (`logs["loss"]`, `history[0]`) or an enumerator.
+static bool isConstantKey(const Expr *Key) {
+  Key = ast::stripCopiesAndConversions(Key);
+  if (isa<StringLiteral, IntegerLiteral, CharacterLiteral>(Key))
+    return true;
+  const auto *Ref = dyn_cast<DeclRefExpr>(Key);
+  return Ref && isa<EnumConstantDecl>(Ref->getDecl());
+}
+
 /// The variable or field that owns the storage \p E designates.
 static const ValueDecl *targetDecl(const Expr *E) {
   E = ast::stripImplicit(E);
@@ -186,11 +196,12 @@ private:
     if (!OC || !OC->isAssignmentOp() || OC->getNumArgs() != 2)
       return;
     const Expr *LHS = ast::stripImplicit(OC->getArg(0));
-    // history[epoch] = loss;
+    // history[epoch] = loss; not `logs["loss"] = loss`, one slot each step.
     if (const auto *Sub = dyn_cast<CXXOperatorCallExpr>(LHS);
         Sub && Sub->getOperator() == OO_Subscript &&
         isStdContainer(Sub->getArg(0)->getType())) {
-      add(StoreKind::Container, OC, Sub->getArg(0), {OC->getArg(1)});
+      if (!isConstantKey(Sub->getArg(1)))
+        add(StoreKind::Container, OC, Sub->getArg(0), {OC->getArg(1)});
       return;
     }
     if (!libtorch::isTensorType(LHS->getType()) ||

@@ -192,6 +192,20 @@ SyncInLoopCheck::classify(const Expr *E, bool ResultUsed,
   return {};
 }
 
+/// The block of \p Root that holds \p Target as one of its statements.
+static const CompoundStmt *enclosingBlock(const Stmt *Root,
+                                          const Stmt *Target) {
+  if (!Root || isa<LambdaExpr>(Root))
+    return nullptr;
+  if (const auto *CS = dyn_cast<CompoundStmt>(Root);
+      CS && llvm::is_contained(CS->body(), Target))
+    return CS;
+  for (const Stmt *Child : Root->children())
+    if (const CompoundStmt *Found = enclosingBlock(Child, Target))
+      return Found;
+  return nullptr;
+}
+
 /// True for `if (step % interval == 0)` and other conditions using '%'.
 static bool usesModulo(const Stmt *S) {
   if (!S || isa<LambdaExpr>(S))
@@ -266,7 +280,11 @@ struct SyncInLoopCheck::Walk {
     // function of the program's is not followed: this unit does not know
     // that it runs per step, so its loops report their own waits, and the
     // devices of what it reads are not followed across the call.
-    if (OutsideLoops && Marker.Elsewhere && !libtorch::isLibraryDecl(FD))
+    // Nor in a loop that trains through a function of another file: the
+    // devices of what the program's functions read there are not followed.
+    if (((OutsideLoops && Marker.Elsewhere) ||
+         Marker.Kind == program::HotMarkerKind::CallsElsewhere) &&
+        !libtorch::isLibraryDecl(FD))
       return nullptr;
     const CallExpr *Inside = program::hiddenSync(FD, Ctx);
     if (!Inside)
@@ -563,6 +581,10 @@ void SyncInLoopCheck::needsProgram(SourceLocation Loc,
   if (Pos)
     ProgramNeeds.insert(device::ProgramFacts::gpuNeedFact(
         "torch-sync-in-loop", Pos->first, Pos->second));
+  if (Pos)
+    for (const std::string &Callee : Marker.Callees)
+      ProgramNeeds.insert(device::ProgramFacts::stepLoopNeedFact(
+          Pos->first, Pos->second, Callee));
   if (!Marker.Elsewhere)
     return;
   if (Pos)
@@ -657,6 +679,10 @@ void SyncInLoopCheck::check(const MatchFinder::MatchResult &Result) {
     return;
   Walk W{*this, Marker, Ctx, Fn, {}, false, {}};
   W.markLoopPositions(Loop);
+  // A loop between two clock reads is timed: its waits are the timing's.
+  if (const CompoundStmt *Block =
+          Fn ? enclosingBlock(Fn->getBody(), Loop) : nullptr)
+    program::collectTimingWaits(Block, Ctx, W.TimingWaits);
   for (const Stmt *Part : ast::iterationParts(Loop))
     W.visit(Part);
 }

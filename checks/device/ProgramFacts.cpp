@@ -146,6 +146,12 @@ std::string ProgramFacts::perStepNeedFact(llvm::StringRef File, unsigned Offset,
   return ("Q\t" + File + "\t" + llvm::Twine(Offset) + "\t" + Fn + "\n").str();
 }
 
+std::string ProgramFacts::stepLoopNeedFact(llvm::StringRef File,
+                                           unsigned Offset,
+                                           llvm::StringRef Fn) {
+  return ("T\t" + File + "\t" + llvm::Twine(Offset) + "\t" + Fn + "\n").str();
+}
+
 std::string ProgramFacts::stepFunctionFact(llvm::StringRef Fn) {
   return ("M\t" + Fn + "\n").str();
 }
@@ -213,6 +219,15 @@ bool ProgramFacts::perStepNowhere(llvm::StringRef File, unsigned Offset) const {
                        [&](const std::string &Fn) { return runsPerStep(Fn); });
 }
 
+bool ProgramFacts::stepLoopNowhere(llvm::StringRef File,
+                                   unsigned Offset) const {
+  auto It = StepLoopNeeds.find({File.str(), Offset});
+  return It != StepLoopNeeds.end() &&
+         llvm::none_of(It->second, [&](const std::string &Fn) {
+           return StepFunctions.count(Fn) != 0;
+         });
+}
+
 void ProgramFacts::add(llvm::StringRef Text) {
   Units.emplace_back();
   llvm::SmallVector<llvm::StringRef, 0> Lines;
@@ -251,6 +266,8 @@ void ProgramFacts::add(llvm::StringRef Text) {
       LoopCalls.push_back(std::move(Fns));
     } else if (F[0] == "Q" && F.size() >= 4 && !F[2].getAsInteger(10, N))
       PerStepNeeds[{F[1].str(), N}].push_back(Rest(3));
+    else if (F[0] == "T" && F.size() >= 4 && !F[2].getAsInteger(10, N))
+      StepLoopNeeds[{F[1].str(), N}].push_back(Rest(3));
     else if (F[0] == "G" && F.size() >= 3)
       Inflow[guardOf(F[1])].push_back(Rest(2));
     else if (F[0] == "P" && F.size() >= 4 && !F[2].getAsInteger(10, N))

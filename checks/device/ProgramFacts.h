@@ -79,6 +79,9 @@
 //                             once per step, stands only if a unit says so
 //                             (an S line, or an O line made hot by an M
 //                             line)
+//   T <file> <offset> <fn>    the finding at <offset>, in a loop that calls
+//                             <fn> (defined elsewhere), stands only if one
+//                             of its T lines' functions has an M line
 #ifndef TORCH_TIDY_DEVICE_PROGRAMFACTS_H
 #define TORCH_TIDY_DEVICE_PROGRAMFACTS_H
 
@@ -139,6 +142,8 @@ public:
   static std::string loopCallsFact(llvm::ArrayRef<std::string> Fns);
   static std::string perStepNeedFact(llvm::StringRef File, unsigned Offset,
                                      llvm::StringRef Fn);
+  static std::string stepLoopNeedFact(llvm::StringRef File, unsigned Offset,
+                                      llvm::StringRef Fn);
   static std::string callerDeferredFact(llvm::StringRef Check,
                                         llvm::StringRef File, unsigned Offset,
                                         llvm::StringRef Value);
@@ -174,6 +179,10 @@ public:
   /// True when the finding in \p File at \p Offset was made as if its
   /// function ran once per step (Q lines) and no unit calls it so.
   bool perStepNowhere(llvm::StringRef File, unsigned Offset) const;
+  /// True when the finding in \p File at \p Offset was made in a loop that
+  /// calls functions of other files (T lines) and none of them runs a
+  /// training step (an M line).
+  bool stepLoopNowhere(llvm::StringRef File, unsigned Offset) const;
   /// True for \p Check's finding at \p File:\p Offset when it needs a GPU
   /// (a Z line) in a program that runs on the CPU: a unit defines main()
   /// and none names a GPU.
@@ -216,6 +225,8 @@ private:
   std::map<std::string, std::vector<size_t>> LoopsCalling;
   std::map<std::pair<std::string, unsigned>, std::vector<std::string>>
       PerStepNeeds; ///< Q lines
+  std::map<std::pair<std::string, unsigned>, std::vector<std::string>>
+      StepLoopNeeds; ///< T lines
   /// True when a unit calls \p Fn once per step: an S line, or an O line
   /// with an M line's function in it.
   bool runsPerStep(const std::string &Fn) const;

@@ -34,6 +34,8 @@ static const SyncOperation SyncOperations[] = {
      {"masked_select"},                                  true},
   {"index",         SyncWait::Shape,   SyncCallee::Tensor,
      {}},
+  {"bincount",      SyncWait::Shape,   SyncCallee::TensorOrFunction,
+     {"bincount"}},
   {"unique",        SyncWait::Shape,   SyncCallee::TensorOrFunction,
      {"_unique", "_unique2", "unique_dim", "unique_consecutive",
       "unique_dim_consecutive"},                         true},

@@ -315,6 +315,20 @@ static bool onlyWaits(const Stmt *S, ASTContext &Ctx,
   return true;
 }
 
+/// The waits for all device work in \p S, lambdas left out.
+static void allWorkWaitsIn(const Stmt *S, ASTContext &Ctx,
+                           llvm::SmallPtrSetImpl<const Expr *> &Out) {
+  if (!S || isa<LambdaExpr>(S))
+    return;
+  if (const auto *Call = dyn_cast<CallExpr>(S))
+    if (const libtorch::SyncOperation *Op =
+            libtorch::syncOperationOf(Call, false, Ctx);
+        Op && Op->Wait == libtorch::SyncWait::AllWork)
+      Out.insert(Call);
+  for (const Stmt *Child : S->children())
+    allWorkWaitsIn(Child, Ctx, Out);
+}
+
 void collectTimingWaits(const CompoundStmt *Block, ASTContext &Ctx,
                         llvm::SmallPtrSetImpl<const Expr *> &Out) {
   auto Body = Block->body();
@@ -325,6 +339,18 @@ void collectTimingWaits(const CompoundStmt *Block, ASTContext &Ctx,
     llvm::SmallVector<const Expr *, 2> Waits;
     if (NextToClock && !isa<NullStmt>(*It) && onlyWaits(*It, Ctx, Waits))
       Out.insert(Waits.begin(), Waits.end());
+    // A timed loop: `begin = now(); for (...) { run(); sync(); } end = now();`.
+    const Stmt *LoopBody = nullptr;
+    if (const auto *For = dyn_cast<ForStmt>(*It))
+      LoopBody = For->getBody();
+    else if (const auto *Range = dyn_cast<CXXForRangeStmt>(*It))
+      LoopBody = Range->getBody();
+    else if (const auto *While = dyn_cast<WhileStmt>(*It))
+      LoopBody = While->getBody();
+    const auto *Timed = dyn_cast_or_null<CompoundStmt>(LoopBody);
+    if (Timed && It != Body.begin() && readsClock(*std::prev(It)) &&
+        std::next(It) != Body.end() && readsClock(*std::next(It)))
+      allWorkWaitsIn(Timed, Ctx, Out); // also in C10_CUDA_CHECK(...)
   }
 }
 

@@ -90,8 +90,10 @@ bool readsClock(const Stmt *S);
 /// (torch::cuda::synchronize, ...) in a statement right before or after one
 /// that reads a clock, the statement being the wait itself or an `if` whose
 /// branches hold nothing but such waits
-/// (`if (!device.is_cpu()) torch::cuda::synchronize();`). They make a
-/// measured interval right: torch-unsynchronized-timing asks for them and
+/// (`if (!device.is_cpu()) torch::cuda::synchronize();`), and such waits
+/// among the statements of a loop that sits between two clock reads (a
+/// latency benchmark that waits for each sample). They make a measured
+/// interval right: torch-unsynchronized-timing asks for them and
 /// torch-sync-in-loop leaves them alone.
 void collectTimingWaits(const CompoundStmt *Block, ASTContext &Ctx,
                         llvm::SmallPtrSetImpl<const Expr *> &Out);

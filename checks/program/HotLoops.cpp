@@ -42,6 +42,8 @@ std::string HotMarker::loopName() const {
   case HotMarkerKind::PerElement:
     return Name.empty() ? "this loop over a tensor's elements"
                         : "this loop over '" + Name + "'";
+  case HotMarkerKind::CallsElsewhere:
+    return "this step loop";
   default:
     return ("this " + loopKind() + " loop").str();
   }
@@ -81,6 +83,11 @@ std::string HotMarker::describe() const {
   case HotMarkerKind::PerElement:
     return "this loop runs once per element of " +
            (Name.empty() ? std::string("the tensor") : "'" + Name + "'");
+  case HotMarkerKind::CallsElsewhere:
+    return "this loop runs a step: it calls functions of other files ('" +
+           Name +
+           "', ...) on every iteration, and one of them runs a backward pass, "
+           "an optimizer step or a model";
   }
   return "";
 }
@@ -452,10 +459,69 @@ void ensureBuilt(ASTContext &Ctx) {
     buildPerStep(Ctx);
 }
 
+/// The keys of the functions defined elsewhere that \p S calls, outside
+/// nested loops and lambdas (where a marker would not make its loop hot).
+static void collectElsewhereCalls(const Stmt *S, std::set<std::string> &Out) {
+  if (!S || ast::isLoop(S) || isa<LambdaExpr>(S))
+    return;
+  if (const auto *Call = dyn_cast<CallExpr>(S))
+    if (const FunctionDecl *FD = elsewhereCallee(Call))
+      Out.insert(device::functionKey(FD));
+  for (const Stmt *Child : S->children())
+    collectElsewhereCalls(Child, Out);
+}
+
+/// The first call of a function defined elsewhere in \p S, outside nested
+/// loops and lambdas.
+static const CallExpr *firstElsewhereCall(const Stmt *S) {
+  if (!S || ast::isLoop(S) || isa<LambdaExpr>(S))
+    return nullptr;
+  if (const auto *Call = dyn_cast<CallExpr>(S); Call && elsewhereCallee(Call))
+    return Call;
+  for (const Stmt *Child : S->children())
+    if (const CallExpr *C = firstElsewhereCall(Child))
+      return C;
+  return nullptr;
+}
+
+/// True if \p S holds a loop (lambdas left out).
+static bool containsLoop(const Stmt *S) {
+  if (!S || isa<LambdaExpr>(S))
+    return false;
+  if (ast::isLoop(S))
+    return true;
+  return llvm::any_of(S->children(), containsLoop);
+}
+
+/// For the innermost loop \p Loop (no loop nested in it) that calls
+/// functions of other files outside lambdas: a marker that the program
+/// confirms when one of them runs a training step (batch mode).
+static HotMarker callsElsewhereMarker(const Stmt *Loop) {
+  HotMarker M;
+  auto Parts = ast::iterationParts(Loop);
+  if (llvm::any_of(Parts, [](const Stmt *P) { return containsLoop(P); }))
+    return M;
+  std::set<std::string> Keys;
+  for (const Stmt *Part : Parts)
+    collectElsewhereCalls(Part, Keys);
+  const CallExpr *First = nullptr;
+  for (const Stmt *Part : Parts)
+    if (!First)
+      First = firstElsewhereCall(Part);
+  if (Keys.empty() || !First)
+    return M;
+  M.Kind = HotMarkerKind::CallsElsewhere;
+  M.E = First;
+  M.Name = elsewhereCallee(First)->getNameAsString();
+  M.Callees.assign(Keys.begin(), Keys.end());
+  return M;
+}
+
 /// Records the hot loops of \p S (hotLoop()); \p Context is the marker of
 /// the function's place, \p Covered: S is inside a hot loop.
 void collectRoots(const Stmt *S, const HotMarker &Context, bool Covered,
-                  llvm::DenseMap<const Stmt *, HotMarker> &Roots) {
+                  llvm::DenseMap<const Stmt *, HotMarker> &Roots,
+                  bool OpenLoops) {
   if (!S)
     return;
   if (ast::isLoop(S)) {
@@ -471,15 +537,17 @@ void collectRoots(const Stmt *S, const HotMarker &Context, bool Covered,
       M = Context && !Context.Elsewhere ? Context : perElementMarker(S);
     if (!M && !Covered && Context.Elsewhere)
       M = Context;
+    if (!M && !Covered && OpenLoops)
+      M = callsElsewhereMarker(S);
     if (M) {
       Roots[S] = std::move(M);
       Covered = true;
     }
   }
   if (const auto *Lambda = dyn_cast<LambdaExpr>(S))
-    return collectRoots(Lambda->getBody(), Context, Covered, Roots);
+    return collectRoots(Lambda->getBody(), Context, Covered, Roots, OpenLoops);
   for (const Stmt *Child : S->children())
-    collectRoots(Child, Context, Covered, Roots);
+    collectRoots(Child, Context, Covered, Roots, OpenLoops);
 }
 } // namespace
 
@@ -503,7 +571,10 @@ HotMarker hotLoop(const Stmt *Loop, const FunctionDecl *Fn, ASTContext &Ctx) {
       if (!Context)
         Context = perStepElsewhere(Fn, Ctx);
     }
-    collectRoots(Fn->getBody(), Context, false, It->second);
+    // Loops that call functions of other files, in batch mode; not in
+    // template code, whose patterns may hide a marker the instantiation has.
+    collectRoots(Fn->getBody(), Context, false, It->second,
+                 device::exportsUnitFacts() && !ast::isTemplateCode(Fn));
   }
   auto Root = It->second.find(Loop);
   return Root == It->second.end() ? HotMarker() : Root->second;
@@ -533,18 +604,6 @@ HotMarker perStepElsewhere(const FunctionDecl *Fn, ASTContext &Ctx) {
   M.Elsewhere = Fn;
   M.Name = Fn->getQualifiedNameAsString();
   return M;
-}
-
-/// The keys of the functions defined elsewhere that \p S calls, outside
-/// nested loops and lambdas (where a marker would not make its loop hot).
-static void collectElsewhereCalls(const Stmt *S, std::set<std::string> &Out) {
-  if (!S || ast::isLoop(S) || isa<LambdaExpr>(S))
-    return;
-  if (const auto *Call = dyn_cast<CallExpr>(S))
-    if (const FunctionDecl *FD = elsewhereCallee(Call))
-      Out.insert(device::functionKey(FD));
-  for (const Stmt *Child : S->children())
-    collectElsewhereCalls(Child, Out);
 }
 
 /// The O lines of the loops in \p S that are not hot by themselves: whether

@@ -43,6 +43,7 @@
 #include "clang/ASTMatchers/ASTMatchers.h"
 #include "llvm/ADT/StringRef.h"
 #include <string>
+#include <vector>
 
 namespace clang::tidy::torch::program {
 
@@ -56,6 +57,9 @@ enum class HotMarkerKind : unsigned char {
   InForward,     ///< in forward() of a module
   CalledPerStep, ///< in a function called once per step
   PerElement,    ///< bounded by a tensor's size
+  /// In batch mode: a loop that calls functions of other files, one of which
+  /// may run a training step (`agent.learn()`); the program decides.
+  CallsElsewhere,
 };
 
 /// What makes a loop hot.
@@ -83,6 +87,8 @@ struct HotMarker {
   /// PerElement, or CalledPerStep from such a loop only: hot because of the
   /// size of a tensor, not because the loop trains or runs a model.
   bool BySize = false;
+  /// CallsElsewhere: the keys of the functions of other files the loop calls.
+  std::vector<std::string> Callees;
 
   explicit operator bool() const {
     return E != nullptr || Forward || Elsewhere;

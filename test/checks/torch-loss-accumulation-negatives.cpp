@@ -4,6 +4,7 @@
 
 #include <torch/torch.h>
 #include <map>
+#include <string>
 #include <vector>
 
 void plain_values(torch::nn::Linear model, const std::vector<torch::Tensor> &xs) {
@@ -211,3 +212,19 @@ struct YoloLossImpl : torch::nn::Module {
     return {lbox, lobj, lcls};
   }
 };
+
+// A map entry written under the same key every step holds one step's graph
+// at a time: nothing accumulates (a training loop's "latest losses" map).
+void latest_losses(torch::nn::Linear model, torch::optim::SGD &opt,
+                   const std::vector<torch::Tensor> &xs) {
+  std::map<std::string, torch::Tensor> latest;
+  std::vector<torch::Tensor> slots(2);
+  for (const auto &x : xs) {
+    auto loss = torch::mse_loss(model(x), x);
+    latest["loss"] = loss;
+    slots[0] = loss;
+    opt.zero_grad();
+    loss.backward();
+    opt.step();
+  }
+}

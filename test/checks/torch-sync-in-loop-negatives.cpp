@@ -131,6 +131,19 @@ void timed_inference_any_device(Net &net, torch::Tensor x,
   }
 }
 
+// A latency benchmark: a loop between two clock reads that waits for each
+// sample. Its waits are the measurement.
+double latency_ms(Net &net, torch::Tensor x, int samples) {
+  auto begin = std::chrono::steady_clock::now();
+  for (int i = 0; i < samples; ++i) {
+    auto out = net->forward(x);
+    torch::cuda::synchronize();
+  }
+  auto end = std::chrono::steady_clock::now();
+  return std::chrono::duration<double, std::milli>(end - begin).count() /
+         samples;
+}
+
 // LibTorch's own module methods (parameters(), named_buffers()) run no
 // model, whether its headers come with -isystem or -I (the libtorch-2.6
 // header set includes them with -I).

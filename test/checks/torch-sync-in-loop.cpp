@@ -121,6 +121,8 @@ void data_dependent(torch::Tensor x, torch::Tensor mask) {
     // CHECK-MESSAGES: :[[@LINE-1]]:16: warning: 'Tensor::index' with a boolean mask makes the host wait
     auto o = x.index({mask.to(torch::kBool)});
     // CHECK-MESSAGES: :[[@LINE-1]]:16: warning: 'Tensor::index' with a boolean mask makes the host wait
+    auto s = torch::bincount(x.flatten().to(torch::kLong), {}, 10);
+    // CHECK-MESSAGES: :[[@LINE-1]]:14: warning: 'at::bincount' makes the host wait {{.*}} because its output size depends on the data
     // Slices, integer indices and index tensors have a fixed size.
     auto p = x.index({Slice(0, 4), 1});
     auto q = x.index({x.argmax(1)});
@@ -129,6 +131,17 @@ void data_dependent(torch::Tensor x, torch::Tensor mask) {
     auto j = torch::where(mask, x, torch::zeros_like(x));
     auto k = x * mask;
   } while (x.defined());
+}
+
+// A loop with a clock read before it but none after is not a timed loop.
+double not_timed(torch::nn::Linear net, torch::Tensor x, int samples) {
+  auto begin = std::chrono::steady_clock::now();
+  for (int i = 0; i < samples; ++i) {
+    auto out = net->forward(x);
+    torch::cuda::synchronize();
+    // CHECK-MESSAGES: :[[@LINE-1]]:5: warning: 'torch::cuda::synchronize' makes the host wait for all queued device work
+  }
+  return std::chrono::duration<double>(begin.time_since_epoch()).count();
 }
 
 void synchronize(torch::Tensor x, c10::Stream stream) {

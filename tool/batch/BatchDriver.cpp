@@ -874,9 +874,11 @@ void Batch::dropCPUReads() {
     return Met->empty();
   });
   // Findings made as if a function ran once per step, which no unit calls
-  // so: they were never findings of the program (not counted).
+  // so, or as if a loop trained through a function of another file, none of
+  // which trains: they were never findings of the program (not counted).
   llvm::erase_if(Findings, [&](const Finding &F) {
-    return Program.perStepNowhere(F.Pos.File, F.Pos.Offset);
+    return Program.perStepNowhere(F.Pos.File, F.Pos.Offset) ||
+           Program.stepLoopNowhere(F.Pos.File, F.Pos.Offset);
   });
   // Waits for a GPU in a program that names none: every tensor is on the
   // CPU.
