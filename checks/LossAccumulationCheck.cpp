@@ -292,14 +292,16 @@ static bool livesAcrossSteps(const ValueDecl *D,
   const bool InForward =
       MD && MD->getIdentifier() && MD->getName() == "forward";
   const bool MadeInStep = llvm::any_of(Loops, [&](const Stmt *L) {
-    return isPerIteration(D, L, SM) && program::findHotMarker(L);
+    program::HotMarker M = program::findHotMarker(L);
+    return isPerIteration(D, L, SM) && M && !M.Dependent;
   });
   for (const Stmt *L : Loops) {
     if (isPerIteration(D, L, SM))
       continue; // L's iterations each start D afresh
     program::HotMarker M = program::findHotMarker(L);
-    if (M && (M.Kind != program::HotMarkerKind::Forward ||
-              (!MadeInStep && !InForward && !M.Loss)))
+    if (M && !M.Dependent &&
+        (M.Kind != program::HotMarkerKind::Forward ||
+         (!MadeInStep && !InForward && !M.Loss)))
       return true;
   }
   return false;

@@ -153,10 +153,64 @@ static device::DeviceValue readDevice(const Expr *Call, const SyncOperation *Op,
   return F.Device;
 }
 
+/// True when \p Fn, template code, or a template around it, has an
+/// instantiation in this unit.
+static bool hasInstantiation(const FunctionDecl *Fn) {
+  if (const FunctionTemplateDecl *T = Fn->getDescribedFunctionTemplate();
+      T && !T->specializations().empty())
+    return true;
+  for (const DeclContext *DC = Fn->getDeclContext(); DC; DC = DC->getParent())
+    if (const auto *RD = dyn_cast<CXXRecordDecl>(DC))
+      if (const ClassTemplateDecl *T = RD->getDescribedClassTemplate();
+          T && !T->specializations().empty())
+        return true;
+  return false;
+}
+
+/// In a template: `t.eq(target).sum().item()`, a chain of calls left
+/// unresolved by a dependent argument, that starts at a torch::Tensor. The
+/// name of the last call ("item", "cpu"), else "".
+static StringRef dependentTensorCall(const CallExpr *Call) {
+  const auto *Last = dyn_cast<CXXDependentScopeMemberExpr>(
+      Call->getCallee()->IgnoreParenImpCasts());
+  if (!Last || !Last->getMember().isIdentifier() || Last->isImplicitAccess())
+    return "";
+  const Expr *Base = Last->getBase();
+  for (unsigned Depth = 0; Base && Depth < 8; ++Depth) {
+    Base = Base->IgnoreParenImpCasts();
+    if (!Base->isTypeDependent())
+      return libtorch::isTensorType(Base->getType())
+                 ? Last->getMember().getAsIdentifierInfo()->getName()
+                 : "";
+    const auto *Inner = dyn_cast<CallExpr>(Base);
+    const Expr *Callee =
+        Inner ? Inner->getCallee()->IgnoreParenImpCasts() : nullptr;
+    if (const auto *D = dyn_cast_or_null<CXXDependentScopeMemberExpr>(Callee))
+      Base = D->isImplicitAccess() ? nullptr : D->getBase();
+    else if (const auto *U = dyn_cast_or_null<UnresolvedMemberExpr>(Callee))
+      Base = U->isImplicitAccess() ? nullptr : U->getBase();
+    else
+      return "";
+  }
+  return "";
+}
+
 std::pair<std::string, const SyncOperation *>
-SyncInLoopCheck::classify(const Expr *E, bool ResultUsed,
-                          ASTContext &Ctx) const {
+SyncInLoopCheck::classify(const Expr *E, bool ResultUsed, ASTContext &Ctx,
+                          bool InPatternOnly) const {
   const auto *Call = dyn_cast<CallExpr>(E);
+  if (Call && !Call->getDirectCallee()) {
+    if (!InPatternOnly)
+      return {};
+    StringRef Name = dependentTensorCall(Call);
+    const SyncOperation *Op =
+        Name == "item" || Name == "cpu" || Name == "nonzero"
+            ? libtorch::syncOperationByOption(Name)
+            : nullptr;
+    if (Op && (Enabled & bit(*Op)))
+      return {"'Tensor::" + Name.str() + "'", Op};
+    return {};
+  }
   const FunctionDecl *FD = Call ? Call->getDirectCallee() : nullptr;
   if (!FD)
     return {};
@@ -235,6 +289,9 @@ struct SyncInLoopCheck::Walk {
   /// Waits right before or after a clock read (program::collectTimingWaits):
   /// they make the timing right and are not stalls.
   llvm::SmallPtrSet<const Expr *, 4> TimingWaits;
+  /// Fn is template code that no instantiation in this unit covers: its
+  /// pattern's unresolved calls are read (dependentTensorCall).
+  bool PatternOnly = false;
   /// In a body walk (OutsideLoops): its last statement, when it is an `if`
   /// (then the `else if` that follows it).
   const IfStmt *TailIf = nullptr;
@@ -551,8 +608,8 @@ struct SyncInLoopCheck::Walk {
     } else if (const auto *L = dyn_cast<LabelStmt>(S)) {
       statementPosition(L->getSubStmt());
     } else if (const auto *E = dyn_cast<Expr>(S)) {
-      auto [Subject, Op] =
-          Check.classify(E, !Discarded.contains(ast::stripImplicit(E)), Ctx);
+      auto [Subject, Op] = Check.classify(
+          E, !Discarded.contains(ast::stripImplicit(E)), Ctx, PatternOnly);
       bool TimingWait = TimingWaits.contains(ast::stripImplicit(E));
       device::DeviceValue Read = readDevice(E, Op, Fn, Ctx);
       bool ReadsCPU = Read.isCPU() || device::inheritsCPU(Read, Ctx);
@@ -614,6 +671,11 @@ void SyncInLoopCheck::report(const Expr *Call, StringRef Subject,
                              const SourceManager &SM, const CallExpr *Inside,
                              device::DeviceValue Read) {
   SourceLocation Loc = SM.getFileLoc(Call->getExprLoc());
+  // `t.eq(target).sum().item()` left unresolved in a template: at `item`.
+  if (const auto *CE = dyn_cast<CallExpr>(Call))
+    if (const auto *Dependent = dyn_cast<CXXDependentScopeMemberExpr>(
+            CE->getCallee()->IgnoreParenImpCasts()))
+      Loc = SM.getFileLoc(Dependent->getMemberLoc());
   if (!reportOnce(Loc))
     return;
   needsProgram(Loc, Marker, SM, Read);
@@ -677,7 +739,12 @@ void SyncInLoopCheck::check(const MatchFinder::MatchResult &Result) {
   program::HotMarker Marker = program::hotLoop(Loop, Fn, Ctx);
   if (!Marker)
     return;
+  const bool PatternOnly =
+      Fn && Fn->isDependentContext() && !hasInstantiation(Fn);
+  if (Marker.Dependent && !PatternOnly)
+    return;
   Walk W{*this, Marker, Ctx, Fn, {}, false, {}};
+  W.PatternOnly = PatternOnly;
   W.markLoopPositions(Loop);
   // A loop between two clock reads is timed: its waits are the timing's.
   if (const CompoundStmt *Block =

@@ -38,7 +38,8 @@ private:
   /// ("'Tensor::item'") and the built-in operation it is (null for one of
   /// the Custom entries); otherwise an empty subject.
   std::pair<std::string, const libtorch::SyncOperation *>
-  classify(const Expr *E, bool ResultUsed, ASTContext &Ctx) const;
+  classify(const Expr *E, bool ResultUsed, ASTContext &Ctx,
+           bool InPatternOnly = false) const;
   void report(const Expr *Call, StringRef Subject,
               const libtorch::SyncOperation *Op,
               const program::HotMarker &Marker, const SourceManager &SM,

@@ -110,15 +110,24 @@ static HotMarker asHotMarker(const Expr *E) {
   const auto *Call = dyn_cast_or_null<CallExpr>(E);
   if (!Call)
     return M;
-  const auto *FD = dyn_cast_or_null<FunctionDecl>(Call->getCalleeDecl());
-  if (!FD)
-    return M;
   auto Found = [&](HotMarkerKind K, std::string Name) {
     M.E = E;
     M.Kind = K;
     M.Name = std::move(Name);
     return M;
   };
+  // In a template, `model->forward(x)` on a model of a type parameter.
+  if (const auto *Dependent = dyn_cast<CXXDependentScopeMemberExpr>(
+          Call->getCallee()->IgnoreParenImpCasts());
+      Dependent && Dependent->getMember().isIdentifier() &&
+      Dependent->getMember().getAsIdentifierInfo()->getName() == "forward") {
+    Found(HotMarkerKind::Forward, "forward");
+    M.Dependent = true;
+    return M;
+  }
+  const auto *FD = dyn_cast_or_null<FunctionDecl>(Call->getCalleeDecl());
+  if (!FD)
+    return M;
   if (const auto *MD = dyn_cast<CXXMethodDecl>(FD)) {
     const CXXRecordDecl *RD = MD->getParent();
     if (MD->getOverloadedOperator() == OO_Call) {

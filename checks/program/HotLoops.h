@@ -87,6 +87,10 @@ struct HotMarker {
   /// PerElement, or CalledPerStep from such a loop only: hot because of the
   /// size of a tensor, not because the loop trains or runs a model.
   bool BySize = false;
+  /// Found through a call left unresolved in a template's pattern
+  /// (`model->forward(x)` on a type parameter): for code no instantiation
+  /// covers only.
+  bool Dependent = false;
   /// CallsElsewhere: the keys of the functions of other files the loop calls.
   std::vector<std::string> Callees;
 
