@@ -171,9 +171,8 @@ static bool hasInstantiation(const FunctionDecl *Fn) {
 /// unresolved by a dependent argument, that starts at a torch::Tensor. The
 /// name of the last call ("item", "cpu"), else "".
 static StringRef dependentTensorCall(const CallExpr *Call) {
-  const auto *Last = dyn_cast<CXXDependentScopeMemberExpr>(
-      Call->getCallee()->IgnoreParenImpCasts());
-  if (!Last || !Last->getMember().isIdentifier() || Last->isImplicitAccess())
+  const auto *Last = ast::dependentMemberCallee(Call);
+  if (!Last || Last->isImplicitAccess())
     return "";
   const Expr *Base = Last->getBase();
   for (unsigned Depth = 0; Base && Depth < 8; ++Depth) {
@@ -635,13 +634,14 @@ void SyncInLoopCheck::needsProgram(SourceLocation Loc,
     return;
   auto Pos = device::findingPosition(Loc, SM);
   // Any wait needs a GPU somewhere in the program.
-  if (Pos)
+  if (Pos) {
     ProgramNeeds.insert(device::ProgramFacts::gpuNeedFact(
         "torch-sync-in-loop", Pos->first, Pos->second));
-  if (Pos)
+    // A loop that trains through a function of another file (T lines).
     for (const std::string &Callee : Marker.Callees)
       ProgramNeeds.insert(device::ProgramFacts::stepLoopNeedFact(
           Pos->first, Pos->second, Callee));
+  }
   if (!Marker.Elsewhere)
     return;
   if (Pos)
@@ -672,10 +672,9 @@ void SyncInLoopCheck::report(const Expr *Call, StringRef Subject,
                              device::DeviceValue Read) {
   SourceLocation Loc = SM.getFileLoc(Call->getExprLoc());
   // `t.eq(target).sum().item()` left unresolved in a template: at `item`.
-  if (const auto *CE = dyn_cast<CallExpr>(Call))
-    if (const auto *Dependent = dyn_cast<CXXDependentScopeMemberExpr>(
-            CE->getCallee()->IgnoreParenImpCasts()))
-      Loc = SM.getFileLoc(Dependent->getMemberLoc());
+  if (const auto *Dependent =
+          ast::dependentMemberCallee(dyn_cast<CallExpr>(Call)))
+    Loc = SM.getFileLoc(Dependent->getMemberLoc());
   if (!reportOnce(Loc))
     return;
   needsProgram(Loc, Marker, SM, Read);

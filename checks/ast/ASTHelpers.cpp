@@ -155,6 +155,12 @@ void returnValues(const Stmt *S, llvm::SmallVectorImpl<const Expr *> &Out) {
     returnValues(Child, Out);
 }
 
+const CXXDependentScopeMemberExpr *dependentMemberCallee(const CallExpr *Call) {
+  const auto *Member = dyn_cast_or_null<CXXDependentScopeMemberExpr>(
+      Call ? Call->getCallee()->IgnoreParenImpCasts() : nullptr);
+  return Member && Member->getMember().isIdentifier() ? Member : nullptr;
+}
+
 bool isLoop(const Stmt *S) {
   return isa_and_nonnull<ForStmt, CXXForRangeStmt, WhileStmt, DoStmt>(S);
 }

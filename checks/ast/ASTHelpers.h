@@ -106,6 +106,11 @@ inline ast_matchers::internal::BindableMatcher<Decl> lambdaInFunction() {
 /// True for for, range-for, while and do statements.
 bool isLoop(const Stmt *S);
 
+/// In a template's pattern, the callee of \p Call when it is a member call
+/// left unresolved by a dependent type (`model->forward(x)`,
+/// `t.eq(target).sum().item()`) naming an identifier; else null.
+const CXXDependentScopeMemberExpr *dependentMemberCallee(const CallExpr *Call);
+
 /// The body of \p Loop, or null if \p Loop is not a loop.
 const Stmt *loopBody(const Stmt *Loop);
 

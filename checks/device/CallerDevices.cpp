@@ -186,13 +186,8 @@ bool sourcesOf(const Expr *E, const FunctionDecl *Fn,
     Out.push_back(*V);
     return true;
   }
-  if (isDeviceType(E->getType())) {
-    Out.push_back(asInheritedParameter(
-        DeviceFlow::getForCallers(Fn, Fn->getASTContext()).deviceOf(E)));
-    return true;
-  }
-  // A module: where the caller moved it (`model->to(device)`), or Unknown.
-  if (isModuleType(E->getType())) {
+  // A device, or a module: where the caller moved it (`model->to(device)`).
+  if (isDeviceType(E->getType()) || isModuleType(E->getType())) {
     Out.push_back(asInheritedParameter(
         DeviceFlow::getForCallers(Fn, Fn->getASTContext()).deviceOf(E)));
     return true;

@@ -455,7 +455,7 @@ DeviceFact DeviceFlowBuilder::memberCallFact(const CXXMemberCallExpr *Call,
     if (Name == "select" && Call->getNumArgs() == 2)
       return {R.Device, R.Rank.dropOne(), R.From};
     // An in-place op returns its receiver (`ones({1, 1}).fill_(word)`).
-    if (Name.size() > 1 && Name.ends_with("_") && !Name.starts_with("_"))
+    if (libtorch::isInPlaceTensorMethod(MD))
       return R;
     llvm::SmallVector<const Expr *, 4> Tensors{Recv};
     if (!libtorch::isDeviceMixAllowed(Name))

@@ -339,15 +339,11 @@ void collectTimingWaits(const CompoundStmt *Block, ASTContext &Ctx,
     llvm::SmallVector<const Expr *, 2> Waits;
     if (NextToClock && !isa<NullStmt>(*It) && onlyWaits(*It, Ctx, Waits))
       Out.insert(Waits.begin(), Waits.end());
-    // A timed loop: `begin = now(); for (...) { run(); sync(); } end = now();`.
-    const Stmt *LoopBody = nullptr;
-    if (const auto *For = dyn_cast<ForStmt>(*It))
-      LoopBody = For->getBody();
-    else if (const auto *Range = dyn_cast<CXXForRangeStmt>(*It))
-      LoopBody = Range->getBody();
-    else if (const auto *While = dyn_cast<WhileStmt>(*It))
-      LoopBody = While->getBody();
-    const auto *Timed = dyn_cast_or_null<CompoundStmt>(LoopBody);
+    // A timed loop: `begin = now(); for (...) { run(); sync(); } end = now();`
+    // (a `do` is left out: `do { ... } while (0)` is a macro's block).
+    const auto *Timed =
+        isa<DoStmt>(*It) ? nullptr
+                         : dyn_cast_or_null<CompoundStmt>(ast::loopBody(*It));
     if (Timed && It != Body.begin() && readsClock(*std::prev(It)) &&
         std::next(It) != Body.end() && readsClock(*std::next(It)))
       allWorkWaitsIn(Timed, Ctx, Out); // also in C10_CUDA_CHECK(...)

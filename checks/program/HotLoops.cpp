@@ -117,9 +117,8 @@ static HotMarker asHotMarker(const Expr *E) {
     return M;
   };
   // In a template, `model->forward(x)` on a model of a type parameter.
-  if (const auto *Dependent = dyn_cast<CXXDependentScopeMemberExpr>(
-          Call->getCallee()->IgnoreParenImpCasts());
-      Dependent && Dependent->getMember().isIdentifier() &&
+  if (const auto *Dependent = ast::dependentMemberCallee(Call);
+      Dependent &&
       Dependent->getMember().getAsIdentifierInfo()->getName() == "forward") {
     Found(HotMarkerKind::Forward, "forward");
     M.Dependent = true;
@@ -469,28 +468,20 @@ void ensureBuilt(ASTContext &Ctx) {
 }
 
 /// The keys of the functions defined elsewhere that \p S calls, outside
-/// nested loops and lambdas (where a marker would not make its loop hot).
-static void collectElsewhereCalls(const Stmt *S, std::set<std::string> &Out) {
+/// nested loops and lambdas (where a marker would not make its loop hot);
+/// \p First, when given, gets the first such call in source order.
+static void collectElsewhereCalls(const Stmt *S, std::set<std::string> &Out,
+                                  const CallExpr **First = nullptr) {
   if (!S || ast::isLoop(S) || isa<LambdaExpr>(S))
     return;
   if (const auto *Call = dyn_cast<CallExpr>(S))
-    if (const FunctionDecl *FD = elsewhereCallee(Call))
+    if (const FunctionDecl *FD = elsewhereCallee(Call)) {
       Out.insert(device::functionKey(FD));
+      if (First && !*First)
+        *First = Call;
+    }
   for (const Stmt *Child : S->children())
-    collectElsewhereCalls(Child, Out);
-}
-
-/// The first call of a function defined elsewhere in \p S, outside nested
-/// loops and lambdas.
-static const CallExpr *firstElsewhereCall(const Stmt *S) {
-  if (!S || ast::isLoop(S) || isa<LambdaExpr>(S))
-    return nullptr;
-  if (const auto *Call = dyn_cast<CallExpr>(S); Call && elsewhereCallee(Call))
-    return Call;
-  for (const Stmt *Child : S->children())
-    if (const CallExpr *C = firstElsewhereCall(Child))
-      return C;
-  return nullptr;
+    collectElsewhereCalls(Child, Out, First);
 }
 
 /// True if \p S holds a loop (lambdas left out).
@@ -511,13 +502,10 @@ static HotMarker callsElsewhereMarker(const Stmt *Loop) {
   if (llvm::any_of(Parts, [](const Stmt *P) { return containsLoop(P); }))
     return M;
   std::set<std::string> Keys;
-  for (const Stmt *Part : Parts)
-    collectElsewhereCalls(Part, Keys);
   const CallExpr *First = nullptr;
   for (const Stmt *Part : Parts)
-    if (!First)
-      First = firstElsewhereCall(Part);
-  if (Keys.empty() || !First)
+    collectElsewhereCalls(Part, Keys, &First);
+  if (!First)
     return M;
   M.Kind = HotMarkerKind::CallsElsewhere;
   M.E = First;
