@@ -6,6 +6,7 @@
 #include "device/DeviceDiagnostics.h"
 #include "device/DeviceFlow.h"
 #include "device/ProgramFacts.h"
+#include "libtorch/DeviceRules.h"
 #include "libtorch/HostSync.h"
 #include "libtorch/ProgramCode.h"
 #include "libtorch/TorchTypes.h"
@@ -153,27 +154,18 @@ static device::DeviceValue readDevice(const Expr *Call, const SyncOperation *Op,
   return F.Device;
 }
 
-/// True when \p Fn, template code, or a template around it, has an
-/// instantiation in this unit.
-static bool hasInstantiation(const FunctionDecl *Fn) {
-  if (const FunctionTemplateDecl *T = Fn->getDescribedFunctionTemplate();
-      T && !T->specializations().empty())
-    return true;
-  for (const DeclContext *DC = Fn->getDeclContext(); DC; DC = DC->getParent())
-    if (const auto *RD = dyn_cast<CXXRecordDecl>(DC))
-      if (const ClassTemplateDecl *T = RD->getDescribedClassTemplate();
-          T && !T->specializations().empty())
-        return true;
-  return false;
-}
-
 /// In a template: `t.eq(target).sum().item()`, a chain of calls left
-/// unresolved by a dependent argument, that starts at a torch::Tensor. The
-/// name of the last call ("item", "cpu"), else "".
+/// unresolved by a dependent argument, that starts at a torch::Tensor, or
+/// an `item<T>()`. The name of the last call ("item", "cpu"), else "".
 static StringRef dependentTensorCall(const CallExpr *Call) {
   const auto *Last = ast::dependentMemberCallee(Call);
   if (!Last || Last->isImplicitAccess())
     return "";
+  // `output.value.template item<float>()`: only a tensor's read is spelled
+  // so, whatever the dependent type of the value.
+  if (Last->hasExplicitTemplateArgs() &&
+      Last->getMember().getAsIdentifierInfo()->getName() == "item")
+    return "item";
   const Expr *Base = Last->getBase();
   for (unsigned Depth = 0; Base && Depth < 8; ++Depth) {
     Base = Base->IgnoreParenImpCasts();
@@ -318,8 +310,7 @@ struct SyncInLoopCheck::Walk {
   /// augmentation), if it is enabled. forward(), LibTorch's module methods
   /// and optimizers are the hot markers themselves and are left out.
   const CallExpr *hiddenSyncOf(const Expr *E) const {
-    const auto *Call = dyn_cast<CallExpr>(E);
-    const FunctionDecl *FD = Call ? Call->getDirectCallee() : nullptr;
+    const FunctionDecl *FD = ast::calleeOrOnlyCandidate(dyn_cast<CallExpr>(E));
     if (!FD || FD->getOverloadedOperator() != OO_None)
       return nullptr;
     if (const auto *MD = dyn_cast<CXXMethodDecl>(FD)) {
@@ -579,16 +570,20 @@ struct SyncInLoopCheck::Walk {
       // A tensor placed on the CPU in one branch and on a device in the
       // other: the CPU branch waits for nothing.
       const int Placement = cpuPlacementBranch(If);
+      // A branch that runs only on the CPU (`if (device == torch::kCPU)`,
+      // or the `else` of `if (device.is_cuda())`) waits for no device.
+      const std::optional<bool> OnlyCPU =
+          libtorch::holdsOnlyOnCPU(If->getCond());
       // And a branch on a flag that defaults to off, which no call here
       // turns on (`build_target(boxes, labels, bool debug = false)`).
       bool SkipThen =
           (!Tail && leavesLoop(If->getThen())) ||
           (Check.AllowInPeriodicGuard && usesModulo(If->getCond())) ||
-          Flag > 0 || thenOffByDefault(If) || Placement > 0;
+          Flag > 0 || thenOffByDefault(If) || Placement > 0 || OnlyCPU == true;
       bool SkipElse =
           (!Tail && leavesLoop(If->getElse())) ||
           (onlyReports(If->getElse()) && !onlyReports(If->getThen())) ||
-          Flag < 0 || Placement < 0;
+          Flag < 0 || Placement < 0 || OnlyCPU == false;
       visit(If->getInit());
       visit(If->getConditionVariableDeclStmt());
       visit(If->getCond());
@@ -645,8 +640,9 @@ void SyncInLoopCheck::needsProgram(SourceLocation Loc,
   if (!Marker.Elsewhere)
     return;
   if (Pos)
-    ProgramNeeds.insert(device::ProgramFacts::perStepNeedFact(
-        Pos->first, Pos->second, device::functionKey(Marker.Elsewhere)));
+    for (const std::string &Key : device::functionKeysOfCalls(Marker.Elsewhere))
+      ProgramNeeds.insert(
+          device::ProgramFacts::perStepNeedFact(Pos->first, Pos->second, Key));
   // A function whose tensor parameters all receive CPU tensors in the whole
   // program (`unbind_captions(ids.cpu())`) waits for no device, unless the
   // tensor read has a device of its own (`image.to(device)`).
@@ -738,8 +734,7 @@ void SyncInLoopCheck::check(const MatchFinder::MatchResult &Result) {
   program::HotMarker Marker = program::hotLoop(Loop, Fn, Ctx);
   if (!Marker)
     return;
-  const bool PatternOnly =
-      Fn && Fn->isDependentContext() && !hasInstantiation(Fn);
+  const bool PatternOnly = ast::isUninstantiatedPattern(Fn);
   if (Marker.Dependent && !PatternOnly)
     return;
   Walk W{*this, Marker, Ctx, Fn, {}, false, {}};

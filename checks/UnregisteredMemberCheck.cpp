@@ -349,6 +349,13 @@ static bool returnsSameTensor(const Expr *Value, const MemberExpr *Target,
   return I < Call->getNumArgs() && Names(Call->getArg(I));
 }
 
+/// The variable \p E names (`c` in `replace_module("fc", c)`), if any.
+static const VarDecl *registeredVariable(const Expr *E) {
+  const auto *Ref =
+      dyn_cast_or_null<DeclRefExpr>(ast::stripCopiesAndConversions(E));
+  return Ref ? dyn_cast<VarDecl>(Ref->getDecl()) : nullptr;
+}
+
 void UnregisteredMemberCheck::checkReassignments(
     const FunctionDecl *Fn, const MatchFinder::MatchResult &Result) {
   const SourceManager &SM = *Result.SourceManager;
@@ -360,6 +367,8 @@ void UnregisteredMemberCheck::checkReassignments(
   // Assignments to module members, and by-argument registrations.
   SmallVector<std::pair<const Expr *, const MemberExpr *>, 4> Assigns;
   llvm::SmallPtrSet<const FieldDecl *, 4> RegisteredHere;
+  // Variables registered here: `classifier = c; replace_module(name, c);`.
+  llvm::SmallPtrSet<const VarDecl *, 4> RegisteredValues;
   std::function<void(const Stmt *)> Walk = [&](const Stmt *S) {
     if (!S)
       return;
@@ -373,6 +382,10 @@ void UnregisteredMemberCheck::checkReassignments(
                 ast::stripCopiesAndConversions(Call->getArg(1))))
           if (const auto *FD = dyn_cast<FieldDecl>(ME->getMemberDecl()))
             RegisteredHere.insert(FD);
+      if (const CXXMemberCallExpr *Call = libtorch::asRegisterCall(E);
+          Call && Call->getNumArgs() >= 2)
+        if (const VarDecl *VD = registeredVariable(Call->getArg(1)))
+          RegisteredValues.insert(VD);
     }
     for (const Stmt *Child : S->children())
       Walk(Child);
@@ -389,6 +402,7 @@ void UnregisteredMemberCheck::checkReassignments(
       continue;
     const Expr *RHS = ast::asAssignment(E).second;
     if (libtorch::asRegisterCall(RHS) || isNullValue(RHS) ||
+        RegisteredValues.count(registeredVariable(RHS)) ||
         returnsSameTensor(RHS, ME, SM, LO))
       continue;
     // The class's constructors and reset() initialise; forward() computes.

@@ -368,8 +368,13 @@ def write_markdown(out, repos, report, results, eval_dir, setname, trees):
             ["training-heldout9"])
         lines += ["", "## Round 11: labelled blind, then used for tuning", ""] + kept(
             ["training-heldout10"])
-        lines += ["", "## Round 12: held out, scored once with the checks frozen",
-                  ""] + kept(["training-heldout11"])
+        lines += ["", "## Round 12: labelled blind, then used for tuning", ""] + kept(
+            ["training-heldout11"])
+        lines += ["", "## Rounds 14 and 16: labelled blind, then used for tuning",
+                  ""] + kept(["training-heldout13", "training-heldout15"])
+        lines += ["", "## Rounds 13, 15, 17 and 18: held out, scored with the checks frozen",
+                  ""] + kept(["training-heldout12", "training-heldout14",
+                              "training-heldout16", "training-heldout17"])
         lines += ["", "## The project issue 36 was measured on", ""] + kept(
             ["training-koba"])
         lines += ["", "## The extension checks, on C++/CUDA extensions", ""]
@@ -430,6 +435,18 @@ SETS = collections.OrderedDict([
                             "evaluation-heldout10.md")),
     ("training-heldout11", ("training-heldout11", "eval-heldout11",
                             "evaluation-heldout11.md")),
+    ("training-heldout12", ("training-heldout12", "eval-heldout12",
+                            "evaluation-heldout12.md")),
+    ("training-heldout13", ("training-heldout13", "eval-heldout13",
+                            "evaluation-heldout13.md")),
+    ("training-heldout14", ("training-heldout14", "eval-heldout14",
+                            "evaluation-heldout14.md")),
+    ("training-heldout15", ("training-heldout15", "eval-heldout15",
+                            "evaluation-heldout15.md")),
+    ("training-heldout16", ("training-heldout16", "eval-heldout16",
+                            "evaluation-heldout16.md")),
+    ("training-heldout17", ("training-heldout17", "eval-heldout17",
+                            "evaluation-heldout17.md")),
     ("training-koba", ("training-koba", "eval-koba", "evaluation-koba.md")),
     # Not labelled: large extension projects for the cold-run benchmark
     # (bench/codebase.sh --extensions), written with --database-only.
@@ -437,7 +454,8 @@ SETS = collections.OrderedDict([
 ])
 
 # Held-out sets scored once, with the checks frozen.
-FROZEN = ("cuda-heldout2", "training-heldout11")
+FROZEN = ("cuda-heldout2", "training-heldout12", "training-heldout14",
+          "training-heldout16", "training-heldout17")
 
 # What happened to a held-out set after it was first scored.
 HELDOUT_NOTES = {
@@ -516,8 +534,36 @@ HELDOUT_NOTES = {
         "other files), so these are no longer held-out figures; the first "
         "run's are in bench/eval/README.md.",
     "training-heldout11":
+        " Labelled and committed before the checks first ran on it. The "
+        "checks were then changed against its first run (template code that "
+        "nothing instantiates), so these are no longer held-out figures; "
+        "the first run's are in bench/eval/README.md.",
+    "training-heldout12":
+        " Labelled and committed before the checks first ran on it; the "
+        "checks were not changed against it (first run in "
+        "bench/eval/README.md).",
+    "training-heldout13":
+        " Labelled and committed before the checks first ran on it. The "
+        "checks were then changed against its first run (virtual methods "
+        "called through a base class in another file; branches that run "
+        "only on the CPU), so these are no longer held-out figures; the "
+        "first run's are in bench/eval/README.md.",
+    "training-heldout14":
+        " Labelled and committed before the checks first ran on it; the "
+        "checks were not changed against it (first run in "
+        "bench/eval/README.md).",
+    "training-heldout16":
         " Labelled and committed before the checks first ran on it, and "
         "scored once, with the checks frozen.",
+    "training-heldout17":
+        " Labelled and committed before the checks first ran on it, and "
+        "scored once, with the checks frozen.",
+    "training-heldout15":
+        " Labelled and committed before the checks first ran on it. The "
+        "checks were then changed against its first run (waits read by a "
+        "CUDA-event timer; datasets that move their tensors to a device), "
+        "so these are no longer held-out figures; the first run's are in "
+        "bench/eval/README.md.",
     "training-heldout5":
         " Labelled and committed before the checks first ran on it. The "
         "checks were then changed against its first run (a program's code "

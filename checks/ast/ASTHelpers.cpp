@@ -161,6 +161,33 @@ const CXXDependentScopeMemberExpr *dependentMemberCallee(const CallExpr *Call) {
   return Member && Member->getMember().isIdentifier() ? Member : nullptr;
 }
 
+const FunctionDecl *calleeOrOnlyCandidate(const CallExpr *Call) {
+  if (!Call)
+    return nullptr;
+  if (const FunctionDecl *FD = Call->getDirectCallee())
+    return FD;
+  const auto *Overloads =
+      dyn_cast<OverloadExpr>(Call->getCallee()->IgnoreParenImpCasts());
+  if (!Overloads || Overloads->getNumDecls() != 1)
+    return nullptr;
+  return dyn_cast<FunctionDecl>(
+      (*Overloads->decls_begin())->getUnderlyingDecl());
+}
+
+bool isUninstantiatedPattern(const FunctionDecl *Fn) {
+  if (!Fn || !Fn->isDependentContext())
+    return false;
+  if (const FunctionTemplateDecl *T = Fn->getDescribedFunctionTemplate();
+      T && !T->specializations().empty())
+    return false;
+  for (const DeclContext *DC = Fn->getDeclContext(); DC; DC = DC->getParent())
+    if (const auto *RD = dyn_cast<CXXRecordDecl>(DC))
+      if (const ClassTemplateDecl *T = RD->getDescribedClassTemplate();
+          T && !T->specializations().empty())
+        return false;
+  return true;
+}
+
 bool isLoop(const Stmt *S) {
   return isa_and_nonnull<ForStmt, CXXForRangeStmt, WhileStmt, DoStmt>(S);
 }

@@ -111,6 +111,15 @@ bool isLoop(const Stmt *S);
 /// `t.eq(target).sum().item()`) naming an identifier; else null.
 const CXXDependentScopeMemberExpr *dependentMemberCallee(const CallExpr *Call);
 
+/// The function \p Call runs: its direct callee, or, in a template's
+/// pattern, the one function (not a template) that a call left unresolved
+/// by a dependent argument names (`expand(node, Game::ACTION_SPACE)`).
+const FunctionDecl *calleeOrOnlyCandidate(const CallExpr *Call);
+
+/// True when \p Fn is template code (or in a class template) that nothing
+/// in this unit instantiates: only its pattern can be read.
+bool isUninstantiatedPattern(const FunctionDecl *Fn);
+
 /// The body of \p Loop, or null if \p Loop is not a loop.
 const Stmt *loopBody(const Stmt *Loop);
 

@@ -341,6 +341,22 @@ std::string functionKey(const FunctionDecl *FD) {
   return Key;
 }
 
+std::vector<std::string> functionKeysOfCalls(const FunctionDecl *FD) {
+  std::vector<std::string> Keys{functionKey(FD)};
+  llvm::SmallVector<const CXXMethodDecl *, 4> Work;
+  if (const auto *MD = dyn_cast<CXXMethodDecl>(FD))
+    Work.push_back(MD);
+  while (!Work.empty())
+    for (const CXXMethodDecl *Base : Work.pop_back_val()->overridden_methods())
+      if (!libtorch::isLibraryDecl(Base)) {
+        Keys.push_back(functionKey(Base));
+        Work.push_back(Base);
+      }
+  llvm::sort(Keys);
+  Keys.erase(std::unique(Keys.begin(), Keys.end()), Keys.end());
+  return Keys;
+}
+
 namespace {
 
 std::string valueKey(const DeviceValue &V) {

@@ -97,6 +97,11 @@ findingPosition(SourceLocation Loc, const SourceManager &SM);
 /// internal linkage.
 std::string functionKey(const FunctionDecl *FD);
 
+/// The keys a call in another file may name \p FD by: its own, and those of
+/// the program's virtual methods it overrides (`YOLO::process()` for
+/// `YOLO_Detect::process()`, called through the base class).
+std::vector<std::string> functionKeysOfCalls(const FunctionDecl *FD);
+
 /// In a batch worker: appends \p Lines (ProgramFacts lines) to the unit's
 /// facts file.
 void appendUnitFacts(llvm::StringRef Lines);

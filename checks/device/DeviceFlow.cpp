@@ -356,9 +356,11 @@ void DeviceFlowBuilder::transferElement(const Stmt *S) {
       if (Loop != Scan.Loops.end()) {
         const LoopSource &L = Loop->second;
         DeviceFact F = DeviceFact::unknown();
+        // A batch is on the CPU, unless the dataset deals with devices.
         if (L.Kind == LoopSource::Loader &&
             (C == libtorch::Carrier::Example ||
-             C == libtorch::Carrier::ExampleVector))
+             C == libtorch::Carrier::ExampleVector) &&
+            !libtorch::loaderDatasetHandlesDevice(L.Range->getType()))
           F = {DeviceValue::cpu(),
                C == libtorch::Carrier::Example ? TensorRank::nonScalar()
                                                : TensorRank::unknown(),

@@ -61,7 +61,10 @@
 //                             step
 //   M <fn>                    <fn>'s body, outside its loops, runs a training
 //                             or inference step (a backward pass, an
-//                             optimizer step, a model's forward)
+//                             optimizer step, a model's forward); M and Q
+//                             lines also name each virtual method of the
+//                             program that <fn> overrides, the function a
+//                             call through the base class names
 //   O <fn> <fn>...            a loop that is not hot by itself calls these
 //                             functions, defined elsewhere, on each
 //                             iteration: if one of them has an M line, the

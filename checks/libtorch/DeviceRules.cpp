@@ -1,6 +1,7 @@
 //===- DeviceRules.cpp - LibTorch's device rules, by name and type -------===//
 #include "libtorch/DeviceRules.h"
 #include "ast/ASTHelpers.h"
+#include "libtorch/ProgramCode.h"
 #include "libtorch/TorchModules.h"
 #include "libtorch/TorchTypes.h"
 #include "clang/AST/DeclTemplate.h"
@@ -380,6 +381,143 @@ bool moduleHasParameters(const CXXRecordDecl *RD) {
 bool isLossModule(const CXXRecordDecl *RD) {
   return RD && RD->getIdentifier() && isLibTorchDecl(RD) &&
          RD->getName().ends_with("LossImpl");
+}
+
+/// "CPU" or "CUDA" for `torch::kCPU`, `c10::DeviceType::CUDA`,
+/// `torch::Device(torch::kCUDA)`, else "".
+static StringRef deviceTypeLiteral(const Expr *E) {
+  for (unsigned Depth = 0; E && Depth < 6; ++Depth) {
+    E = ast::stripImplicit(E);
+    if (const auto *Construct = dyn_cast<CXXConstructExpr>(E)) {
+      E = Construct->getNumArgs() >= 1 ? Construct->getArg(0) : nullptr;
+      continue;
+    }
+    if (const auto *Cast = dyn_cast<CastExpr>(E)) {
+      E = Cast->getSubExpr();
+      continue;
+    }
+    const auto *Ref = dyn_cast<DeclRefExpr>(E);
+    if (!Ref || !Ref->getDecl()->getIdentifier() ||
+        !isLibTorchDecl(Ref->getDecl()))
+      return "";
+    return llvm::StringSwitch<StringRef>(Ref->getDecl()->getName())
+        .Cases("kCPU", "CPU", "CPU")
+        .Cases("kCUDA", "CUDA", "CUDA")
+        .Default("");
+  }
+  return "";
+}
+
+std::optional<bool> holdsOnlyOnCPU(const Expr *Cond) {
+  Cond = ast::stripImplicit(Cond);
+  if (!Cond)
+    return std::nullopt;
+  if (const auto *UO = dyn_cast<UnaryOperator>(Cond);
+      UO && UO->getOpcode() == UO_LNot) {
+    std::optional<bool> Inner = holdsOnlyOnCPU(UO->getSubExpr());
+    return Inner ? std::optional<bool>(!*Inner) : std::nullopt;
+  }
+  if (bool Negated = false; isCudaAvailabilityTest(Cond, Negated))
+    return Negated;
+  if (const auto *MC = dyn_cast<CXXMemberCallExpr>(Cond))
+    if (const CXXMethodDecl *MD = MC->getMethodDecl();
+        MD && MD->getIdentifier() && isLibTorchDecl(MD) &&
+        MC->getNumArgs() == 0) {
+      if (MD->getName() == "is_cpu")
+        return true;
+      if (MD->getName() == "is_cuda")
+        return false;
+    }
+  // device == kCPU, kCUDA != device.type(), ...
+  const Expr *LHS = nullptr, *RHS = nullptr;
+  bool Equal = false;
+  if (const auto *BO = dyn_cast<BinaryOperator>(Cond);
+      BO && BO->isEqualityOp()) {
+    LHS = BO->getLHS();
+    RHS = BO->getRHS();
+    Equal = BO->getOpcode() == BO_EQ;
+  } else if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(Cond);
+             Op && Op->getNumArgs() == 2 &&
+             (Op->getOperator() == OO_EqualEqual ||
+              Op->getOperator() == OO_ExclaimEqual)) {
+    LHS = Op->getArg(0);
+    RHS = Op->getArg(1);
+    Equal = Op->getOperator() == OO_EqualEqual;
+  }
+  if (!LHS)
+    return std::nullopt;
+  StringRef Kind = deviceTypeLiteral(RHS);
+  if (Kind.empty())
+    Kind = deviceTypeLiteral(LHS);
+  if (Kind.empty())
+    return std::nullopt;
+  return (Kind == "CPU") == Equal;
+}
+
+/// True for c10::Device and c10::DeviceType, through pointers, references,
+/// smart pointers and optionals.
+static bool namesDeviceType(QualType T) {
+  std::string Name = T.getCanonicalType().getAsString();
+  return StringRef(Name).contains("c10::Device");
+}
+
+/// True when \p S names a device or calls `cuda()`.
+static bool handlesDevice(const Stmt *S) {
+  if (!S)
+    return false;
+  if (const auto *E = dyn_cast<Expr>(S)) {
+    if (!E->isTypeDependent() && namesDeviceType(E->getType()))
+      return true;
+    if (const auto *MC = dyn_cast<CXXMemberCallExpr>(E))
+      if (const CXXMethodDecl *MD = MC->getMethodDecl();
+          MD && MD->getIdentifier() && MD->getName() == "cuda" &&
+          isTensorRecord(MD->getParent()))
+        return true;
+  }
+  return llvm::any_of(S->children(), handlesDevice);
+}
+
+static bool datasetHandlesDevice(const CXXRecordDecl *RD) {
+  RD = RD ? RD->getDefinition() : nullptr;
+  if (!RD || isLibraryDecl(RD))
+    return false;
+  if (llvm::any_of(RD->fields(), [](const FieldDecl *F) {
+        return namesDeviceType(F->getType());
+      }))
+    return true;
+  for (const CXXMethodDecl *MD : RD->methods()) {
+    if (isa<CXXConstructorDecl>(MD) &&
+        llvm::any_of(MD->parameters(), [](const ParmVarDecl *P) {
+          return namesDeviceType(P->getType());
+        }))
+      return true;
+    const FunctionDecl *Def = nullptr;
+    if (MD->hasBody(Def) && handlesDevice(Def->getBody()))
+      return true;
+  }
+  return false;
+}
+
+/// Walks the template arguments of \p T (a loader, a MapDataset, ...) for
+/// the program's datasets.
+static bool anyDatasetHandlesDevice(QualType T, unsigned Depth) {
+  const auto *RD = T.isNull() ? nullptr : T->getAsCXXRecordDecl();
+  if (!RD || Depth > 6)
+    return false;
+  if (datasetHandlesDevice(RD))
+    return true;
+  const auto *Spec = dyn_cast<ClassTemplateSpecializationDecl>(RD);
+  if (!Spec)
+    return false;
+  for (const TemplateArgument &Arg : Spec->getTemplateArgs().asArray())
+    if (Arg.getKind() == TemplateArgument::Type &&
+        anyDatasetHandlesDevice(Arg.getAsType(), Depth + 1))
+      return true;
+  return false;
+}
+
+bool loaderDatasetHandlesDevice(QualType LoaderType) {
+  return anyDatasetHandlesDevice(LoaderType.getNonReferenceType(), 0);
 }
 
 } // namespace clang::tidy::torch::libtorch

@@ -84,6 +84,12 @@ bool isDeviceMixAllowed(StringRef Name);
 /// \p Negated tells which branch is the CUDA one.
 bool isCudaAvailabilityTest(const Expr *Cond, bool &Negated);
 
+/// Which configuration \p Cond holds in: true when only on the CPU
+/// (`device == torch::kCPU`, `device.is_cpu()`, `!torch::cuda::is_available()`,
+/// `device != kCUDA`), false when only with a GPU (`device == kCUDA`,
+/// `x.is_cuda()`, `torch::cuda::is_available()`); nullopt otherwise.
+std::optional<bool> holdsOnlyOnCPU(const Expr *Cond);
+
 /// The module class behind a module-carrier type: the Impl of a holder,
 /// the pointee of a shared_ptr or pointer, or the class itself.
 const CXXRecordDecl *moduleClassOf(QualType T);
@@ -97,6 +103,13 @@ bool moduleHasParameters(const CXXRecordDecl *ModuleClass);
 
 /// True for loss modules (torch::nn::MSELoss, CrossEntropyLoss, ...).
 bool isLossModule(const CXXRecordDecl *ModuleClass);
+
+/// True when a data loader of type \p LoaderType reads a dataset of the
+/// program's own that deals with devices: a field or a constructor
+/// parameter holds a device, or a method names one or calls `cuda()`. Its
+/// batches may already be on the GPU (a dataset that moves its tensors to
+/// the device once, when it is built); others' batches are on the CPU.
+bool loaderDatasetHandlesDevice(QualType LoaderType);
 
 } // namespace clang::tidy::torch::libtorch
 

@@ -292,7 +292,7 @@ const SyncOperation *syncOperationOf(const CallExpr *Call, bool ResultUsed,
 }
 
 std::string syncSubject(const CallExpr *Call) {
-  const FunctionDecl *FD = Call->getDirectCallee();
+  const FunctionDecl *FD = ast::calleeOrOnlyCandidate(Call);
   if (!FD)
     return "";
   const auto *MD = dyn_cast<CXXMethodDecl>(FD);

@@ -1,5 +1,6 @@
 //===- ProgramCode.cpp - is this the program's code or a library's? -------===//
 #include "libtorch/ProgramCode.h"
+#include "ast/ASTHelpers.h"
 #include "libtorch/TorchTypes.h"
 #include "clang/AST/DeclCXX.h"
 #include "clang/AST/RecursiveASTVisitor.h"
@@ -79,7 +80,8 @@ bool isLibraryDecl(const Decl *D) {
 namespace {
 class ProgramFunctions : public RecursiveASTVisitor<ProgramFunctions> {
 public:
-  explicit ProgramFunctions(const SourceManager &SM) : SM(SM) {}
+  ProgramFunctions(const SourceManager &SM, bool WithPatterns)
+      : SM(SM), WithPatterns(WithPatterns) {}
   bool shouldVisitTemplateInstantiations() const { return true; }
   bool TraverseDecl(Decl *D) {
     if (D && !isa<TranslationUnitDecl>(D) &&
@@ -89,7 +91,9 @@ public:
   }
   bool VisitFunctionDecl(FunctionDecl *FD) {
     const auto *MD = dyn_cast<CXXMethodDecl>(FD);
-    if (FD->doesThisDeclarationHaveABody() && !FD->isDependentContext() &&
+    if (FD->doesThisDeclarationHaveABody() &&
+        (!FD->isDependentContext() ||
+         (WithPatterns && ast::isUninstantiatedPattern(FD))) &&
         !(MD && MD->getParent()->isLambda()))
       Found.push_back(FD);
     return true;
@@ -98,11 +102,13 @@ public:
 
 private:
   const SourceManager &SM;
+  bool WithPatterns;
 };
 } // namespace
 
-std::vector<const FunctionDecl *> programFunctionDefinitions(ASTContext &Ctx) {
-  ProgramFunctions Fns(Ctx.getSourceManager());
+std::vector<const FunctionDecl *>
+programFunctionDefinitions(ASTContext &Ctx, bool WithPatterns) {
+  ProgramFunctions Fns(Ctx.getSourceManager(), WithPatterns);
   Fns.TraverseDecl(Ctx.getTranslationUnitDecl());
   return std::move(Fns.Found);
 }

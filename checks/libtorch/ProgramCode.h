@@ -43,8 +43,10 @@ AST_MATCHER(Decl, isLibraryCode) {
 
 /// The function definitions of the program's own code (outside library
 /// files; template instantiations included, dependent code and lambdas
-/// excluded), in source order.
-std::vector<const FunctionDecl *> programFunctionDefinitions(ASTContext &Ctx);
+/// excluded), in source order. \p WithPatterns adds template code that
+/// nothing in the unit instantiates (ast::isUninstantiatedPattern).
+std::vector<const FunctionDecl *>
+programFunctionDefinitions(ASTContext &Ctx, bool WithPatterns = false);
 
 } // namespace clang::tidy::torch::libtorch
 

@@ -283,6 +283,23 @@ bool readsClock(const Stmt *S) {
   return llvm::any_of(S->children(), readsClock);
 }
 
+/// True when \p S reads the time between two CUDA events
+/// (`cudaEventElapsedTime`, `CUDAEvent::elapsed_time`): the wait before it
+/// is the timing's, like one next to a host clock.
+static bool readsEventTime(const Stmt *S) {
+  if (!S || isa<LambdaExpr>(S))
+    return false;
+  if (const auto *Call = dyn_cast<CallExpr>(S))
+    if (const FunctionDecl *FD = Call->getDirectCallee();
+        FD && FD->getIdentifier() &&
+        (FD->getName() == "cudaEventElapsedTime" ||
+         FD->getName() == "cudaEventElapsedTime_v2" ||
+         (FD->getName() == "elapsed_time" && isa<CXXMethodDecl>(FD) &&
+          libtorch::isLibraryDecl(FD))))
+      return true;
+  return llvm::any_of(S->children(), readsEventTime);
+}
+
 /// The waits for all device work \p S consists of: the call itself, or an
 /// `if` (or block) holding only such waits; empty if \p S does anything else.
 static bool onlyWaits(const Stmt *S, ASTContext &Ctx,
@@ -335,7 +352,8 @@ void collectTimingWaits(const CompoundStmt *Block, ASTContext &Ctx,
   for (auto It = Body.begin(); It != Body.end(); ++It) {
     bool NextToClock =
         (It != Body.begin() && readsClock(*std::prev(It))) ||
-        (std::next(It) != Body.end() && readsClock(*std::next(It)));
+        (std::next(It) != Body.end() &&
+         (readsClock(*std::next(It)) || readsEventTime(*std::next(It))));
     llvm::SmallVector<const Expr *, 2> Waits;
     if (NextToClock && !isa<NullStmt>(*It) && onlyWaits(*It, Ctx, Waits))
       Out.insert(Waits.begin(), Waits.end());

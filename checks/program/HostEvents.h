@@ -88,7 +88,9 @@ bool readsClock(const Stmt *S);
 
 /// The timing's own waits in \p Block: waits for all device work
 /// (torch::cuda::synchronize, ...) in a statement right before or after one
-/// that reads a clock, the statement being the wait itself or an `if` whose
+/// that reads a clock, or right before a read of the time between two CUDA
+/// events (`cudaEventSynchronize(stop); cudaEventElapsedTime(...)`), the
+/// statement being the wait itself or an `if` whose
 /// branches hold nothing but such waits
 /// (`if (!device.is_cpu()) torch::cuda::synchronize();`), and such waits
 /// among the statements of a loop that sits between two clock reads (a

@@ -124,9 +124,12 @@ static HotMarker asHotMarker(const Expr *E) {
     M.Dependent = true;
     return M;
   }
-  const auto *FD = dyn_cast_or_null<FunctionDecl>(Call->getCalleeDecl());
+  // In a pattern, `network->recurrent_inference(state)` with a dependent
+  // argument names its one candidate.
+  const FunctionDecl *FD = ast::calleeOrOnlyCandidate(Call);
   if (!FD)
     return M;
+  M.Dependent = !Call->getDirectCallee();
   if (const auto *MD = dyn_cast<CXXMethodDecl>(FD)) {
     const CXXRecordDecl *RD = MD->getParent();
     if (MD->getOverloadedOperator() == OO_Call) {
@@ -184,9 +187,10 @@ static const Expr *dataLoaderRange(const Stmt *Loop) {
 /// The definition of a function of the user's code that \p Call runs
 /// (not a lambda's), if its body can be read.
 static const FunctionDecl *userCallee(const CallExpr *Call) {
-  const FunctionDecl *FD = Call ? Call->getDirectCallee() : nullptr;
+  const FunctionDecl *FD = ast::calleeOrOnlyCandidate(Call);
   const FunctionDecl *Def = nullptr;
-  if (!FD || !FD->hasBody(Def) || Def->isDependentContext() ||
+  if (!FD || !FD->hasBody(Def) ||
+      (Def->isDependentContext() && !ast::isUninstantiatedPattern(Def)) ||
       libtorch::isLibraryDecl(Def))
     return nullptr;
   if (const auto *MD = dyn_cast<CXXMethodDecl>(Def))
@@ -430,7 +434,8 @@ void buildPerStep(ASTContext &Ctx) {
   State = HotLoopState();
   State.Ctx = &Ctx;
   std::deque<PerStepSeed> Work;
-  for (const FunctionDecl *Fn : libtorch::programFunctionDefinitions(Ctx)) {
+  for (const FunctionDecl *Fn :
+       libtorch::programFunctionDefinitions(Ctx, /*WithPatterns=*/true)) {
     if (device::DeviceFlow::isModuleForward(Fn))
       collectCalls(Fn->getBody(),
                    "on every call of '" + Fn->getQualifiedNameAsString() + "'",
@@ -632,8 +637,8 @@ std::string perStepFacts(ASTContext &Ctx) {
       continue;
     const auto &Markers = helperMarkers(Fn, 2);
     if (llvm::any_of(Markers, [](const HotMarker &M) { return bool(M); }))
-      Lines.insert(
-          device::ProgramFacts::stepFunctionFact(device::functionKey(Fn)));
+      for (const std::string &Key : device::functionKeysOfCalls(Fn))
+        Lines.insert(device::ProgramFacts::stepFunctionFact(Key));
   }
   std::string Out;
   for (const std::string &L : Lines)

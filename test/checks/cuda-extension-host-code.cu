@@ -3,6 +3,7 @@
 // (at::cuda, c10::cuda and the CUDA runtime are real declarations there):
 // the existing checks read its waits and conversions like any host code.
 // RUN: %check_torch_tidy %s 'torch-*' %t -- %cuda_flags
+#include <ATen/cuda/CUDAEvent.h>
 #include <chrono>
 
 __global__ void add_one_kernel(float *x, int64_t n) {
@@ -59,4 +60,30 @@ float read_back(torch::Tensor gpu) {
       gpu.to(torch::kCPU, /*non_blocking=*/true);
   cudaStreamSynchronize(at::cuda::getCurrentCUDAStream());
   return host.data_ptr<float>()[0];
+}
+
+// A latency benchmark timed with CUDA events: the wait for the stop event
+// lets the host read the elapsed time, so it is the timing's own wait, not
+// a stall to remove. A wait that no elapsed-time read follows still is.
+void event_latency(torch::nn::Linear model, torch::Tensor x) {
+  cudaEvent_t start, stop;
+  cudaEventCreate(&start);
+  cudaEventCreate(&stop);
+  float ms = 0;
+  for (int i = 0; i < 100; ++i) {
+    cudaEventRecord(start);
+    torch::Tensor y = model(x);
+    cudaEventRecord(stop);
+    cudaEventSynchronize(stop); // near miss: read by the next statement
+    cudaEventElapsedTime(&ms, start, stop);
+    at::cuda::CUDAEvent begin(cudaEventDefault), end(cudaEventDefault);
+    begin.record();
+    y = model(y);
+    end.record();
+    end.synchronize(); // near miss
+    ms += begin.elapsed_time(end);
+    cudaEventSynchronize(stop);
+    // CHECK-MESSAGES: :[[@LINE-1]]:5: warning: 'cudaEventSynchronize' makes the host wait for all queued device work on every iteration of this inference loop; remove it, or call it only under a timing or logging interval [torch-sync-in-loop]
+    // CHECK-MESSAGES: :[[@LINE-12]]:23: note: this loop runs the model: the module is called here
+  }
 }

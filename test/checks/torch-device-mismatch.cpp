@@ -291,6 +291,43 @@ void loader_batches(torch::Device device) {
   }
 }
 
+// A dataset of the program's own: its batches are on the CPU, unless the
+// dataset deals with devices (it holds one, or moves its tensors when it
+// is built): then they may already be on the GPU (near miss).
+struct Ratings : torch::data::datasets::Dataset<Ratings> {
+  torch::Tensor pairs = torch::zeros({100, 4}), scores = torch::zeros({100});
+  torch::data::Example<> get(size_t i) override { return {pairs[i], scores[i]}; }
+  torch::optional<size_t> size() const override { return 100; }
+};
+
+struct RatingsOnDevice : torch::data::datasets::Dataset<RatingsOnDevice> {
+  RatingsOnDevice(torch::Tensor p, torch::Tensor s, torch::Device device)
+      : pairs(p.to(device)), scores(s.to(device)) {}
+  torch::data::Example<> get(size_t i) override;
+  torch::optional<size_t> size() const override { return pairs.size(0); }
+  torch::Tensor pairs, scores;
+};
+
+void own_datasets(torch::Device device, torch::Tensor p, torch::Tensor s) {
+  Net net;
+  net->to(device);
+  auto on_host = torch::data::make_data_loader(
+      Ratings().map(torch::data::transforms::Stack<>()), 64);
+  for (auto &batch : *on_host) {
+    auto out = net->forward(batch.data);
+    // CHECK-MESSAGES: :[[@LINE-1]]:21: warning: 'batch.data' is on the CPU (a data-loader batch) but the module 'net' is on 'device'
+    // CHECK-MESSAGES: :[[@LINE-3]]:22: note: 'batch.data' comes from this data loader, which yields CPU tensors
+    // CHECK-MESSAGES: :[[@LINE-7]]:8: note: the module is moved to 'device' here
+  }
+  auto on_device = torch::data::make_data_loader(
+      RatingsOnDevice(p, s, device).map(torch::data::transforms::Stack<>()),
+      64);
+  for (auto &batch : *on_device) {
+    auto out = net->forward(batch.data);
+    auto loss = torch::mse_loss(out, batch.target);
+  }
+}
+
 void module_members(torch::Tensor x) {
   torch::nn::Linear lin(4, 2);
   lin->to(torch::kCUDA);

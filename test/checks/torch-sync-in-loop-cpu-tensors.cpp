@@ -196,3 +196,35 @@ void scriptedPushed(torch::jit::Module &module, torch::Device device) {
     // CHECK-MESSAGES: :[[@LINE-1]]:15: warning: printing a tensor with 'operator<<' makes the host wait
   }
 }
+
+// A branch that runs only on the CPU waits for no device: the program tests
+// its device (`device == torch::kCPU`, `!device.is_cuda()`,
+// `!torch::cuda::is_available()`); the other branch runs with a GPU.
+void branchesOnTheDevice(torch::jit::Module &module, torch::Device device,
+                         torch::Tensor input) {
+  for (int i = 0; i < 10; i++) {
+    torch::Tensor out = module.forward({input}).toTensor();
+    torch::Tensor pred;
+    if (device == torch::kCPU) {
+      pred = out.to(at::kCPU); // near miss: the CPU build
+    } else if (device == torch::kCUDA) {
+      pred = out.to(torch::kFloat).to(at::kCPU);
+      // CHECK-MESSAGES: :[[@LINE-1]]:36: warning: 'Tensor::to' toward the CPU makes the host wait for the device on every iteration of this inference loop
+      // CHECK-MESSAGES: :[[@LINE-7]]:32: note: this loop runs the model: 'forward' is called here
+    }
+    if (!device.is_cuda())
+      std::cout << out.sum().item<float>() << "\n"; // near miss: the CPU
+    else
+      std::cout << out.max().item<float>() << "\n";
+    // CHECK-MESSAGES: :[[@LINE-1]]:30: warning: 'Tensor::item' makes the host wait for the device on every iteration of this inference loop
+    // CHECK-MESSAGES: :[[@LINE-14]]:32: note: this loop runs the model: 'forward' is called here
+    if (torch::kCUDA != device.type())
+      std::cout << out.min().item<float>() << "\n"; // near miss: the CPU
+    if (!torch::cuda::is_available())
+      std::cout << out.mean().item<float>() << "\n"; // near miss: the CPU
+    if (torch::cuda::is_available())
+      std::cout << out.mean().item<float>() << "\n";
+    // CHECK-MESSAGES: :[[@LINE-1]]:31: warning: 'Tensor::item' makes the host wait for the device on every iteration of this inference loop
+    // CHECK-MESSAGES: :[[@LINE-22]]:32: note: this loop runs the model: 'forward' is called here
+  }
+}

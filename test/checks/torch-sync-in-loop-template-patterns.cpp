@@ -29,3 +29,52 @@ template <typename ModelType> struct Evaluator {
     return correct;
   }
 };
+
+// A search over a game type (MuZero's MCTS): the network's outputs come
+// from calls that a dependent argument leaves unresolved, so their values
+// have dependent types. The call names one method of the program's module
+// (`recurrent_inference`), which runs the model; `x.template item<float>()`
+// is a tensor's read whatever x's type; a helper that one candidate names
+// (`expand`) runs once per simulation, and its reads with it.
+struct Output {
+  torch::Tensor value, policy;
+};
+
+struct NetworkImpl : torch::nn::Module {
+  NetworkImpl() : fc(register_module("fc", torch::nn::Linear(4, 4))) {}
+  Output recurrent_inference(torch::Tensor state) {
+    torch::Tensor y = fc(state);
+    return {y.sum(), y};
+  }
+  torch::nn::Linear fc;
+};
+TORCH_MODULE(Network);
+
+inline float expand(Output &output, int actions) {
+  float prior = output.value.item<float>();
+  for (int a = 0; a < actions; ++a)
+    prior += output.policy[0][a].item<float>();
+  // CHECK-MESSAGES: :[[@LINE-1]]:34: warning: 'Tensor::item' makes the host wait for the device on every iteration of this loop in 'expand'
+  // CHECK-MESSAGES: :[[@LINE+10]]:16: note: 'expand' is called here on every iteration of an inference loop
+  return prior;
+}
+
+template <typename Game> struct Search {
+  Network network;
+  float run(Game &game, int simulations) {
+    float total = 0;
+    for (int i = 0; i < simulations; ++i) {
+      auto output = network->recurrent_inference(game.state());
+      total += expand(output, Game::kActions);
+      // CHECK-MESSAGES: :[[@LINE-1]]:16: warning: 'expand' makes the host wait for the device on every iteration of this inference loop: it calls 'Tensor::item' inside
+      // CHECK-MESSAGES: :[[@LINE-16]]:30: note: the host waits here
+      // CHECK-MESSAGES: :[[@LINE-4]]:21: note: this loop runs the model: 'recurrent_inference' is called here
+      total += output.value.template item<float>();
+      // CHECK-MESSAGES: :[[@LINE-1]]:38: warning: 'Tensor::item' makes the host wait for the device on every iteration of this inference loop
+      // CHECK-MESSAGES: :[[@LINE-7]]:21: note: this loop runs the model: 'recurrent_inference' is called here
+    }
+    // Near miss: once, after the search.
+    return total + network->recurrent_inference(game.state())
+                       .value.template item<float>();
+  }
+};

@@ -83,3 +83,15 @@ void replaced(Registered net, torch::Tensor x) {
   torch::NoGradGuard guard;
   net->mask.copy_(torch::zeros({1}));
 }
+
+// A setter that assigns the member and registers the same value under a
+// name kept in a constant (a transfer-learning head).
+struct BackboneImpl : torch::nn::Module {
+  static constexpr char kHead[] = "classifier";
+  BackboneImpl() { register_module(kHead, classifier); }
+  void replaceClassifier(torch::nn::Sequential &head) {
+    classifier = head;
+    replace_module(kHead, head);
+  }
+  torch::nn::Sequential classifier{torch::nn::Linear(4, 2)};
+};
