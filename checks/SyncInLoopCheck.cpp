@@ -137,7 +137,9 @@ static device::DeviceValue readDevice(const Expr *Call, const SyncOperation *Op,
   }
   if (!Read)
     return {};
-  const device::DeviceFlow &Flow = device::DeviceFlow::get(Fn, Ctx);
+  // In a template's instantiation too: where a local copy lives
+  // (`delta = delta_dev.to(cpu_device)`) is the same in every one.
+  const device::DeviceFlow &Flow = device::DeviceFlow::getForCallers(Fn, Ctx);
   device::DeviceFact F = Flow.factOf(Read);
   // A forward() argument is on the module's device for the device analysis
   // (a CPU input there is the caller's mismatch); a read of it waits only if
@@ -188,7 +190,7 @@ static StringRef dependentTensorCall(const CallExpr *Call) {
 
 std::pair<std::string, const SyncOperation *>
 SyncInLoopCheck::classify(const Expr *E, bool ResultUsed, ASTContext &Ctx,
-                          bool InPatternOnly) const {
+                          bool InPatternOnly, const FunctionDecl *Fn) const {
   const auto *Call = dyn_cast<CallExpr>(E);
   if (Call && !Call->getDirectCallee()) {
     if (!InPatternOnly)
@@ -206,7 +208,7 @@ SyncInLoopCheck::classify(const Expr *E, bool ResultUsed, ASTContext &Ctx,
   if (!FD)
     return {};
   if (const SyncOperation *Op =
-          libtorch::syncOperationOf(Call, ResultUsed, Ctx)) {
+          program::syncOperationIn(Call, ResultUsed, Fn, Ctx)) {
     if (!(Enabled & bit(*Op)))
       return {};
     if (Op->Option == "operator<<")
@@ -336,7 +338,8 @@ struct SyncInLoopCheck::Walk {
     const CallExpr *Inside = program::hiddenSync(FD, Ctx);
     if (!Inside)
       return nullptr;
-    auto [Subject, Op] = Check.classify(Inside, true, Ctx);
+    auto [Subject, Op] = Check.classify(Inside, true, Ctx, false,
+                                        program::hiddenSyncOwner(Inside));
     return Subject.empty() ? nullptr : Inside;
   }
 
@@ -603,7 +606,7 @@ struct SyncInLoopCheck::Walk {
       statementPosition(L->getSubStmt());
     } else if (const auto *E = dyn_cast<Expr>(S)) {
       auto [Subject, Op] = Check.classify(
-          E, !Discarded.contains(ast::stripImplicit(E)), Ctx, PatternOnly);
+          E, !Discarded.contains(ast::stripImplicit(E)), Ctx, PatternOnly, Fn);
       bool TimingWait = TimingWaits.contains(ast::stripImplicit(E));
       device::DeviceValue Read = readDevice(E, Op, Fn, Ctx);
       bool ReadsCPU = Read.isCPU() || device::inheritsCPU(Read, Ctx);

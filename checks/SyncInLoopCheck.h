@@ -36,10 +36,11 @@ private:
   struct Walk;
   /// If \p E is an enabled synchronizing call, the subject of the warning
   /// ("'Tensor::item'") and the built-in operation it is (null for one of
-  /// the Custom entries); otherwise an empty subject.
+  /// the Custom entries); otherwise an empty subject. \p Fn, the function
+  /// holding \p E, lets the device analysis place a `to()`'s target.
   std::pair<std::string, const libtorch::SyncOperation *>
   classify(const Expr *E, bool ResultUsed, ASTContext &Ctx,
-           bool InPatternOnly = false) const;
+           bool InPatternOnly = false, const FunctionDecl *Fn = nullptr) const;
   void report(const Expr *Call, StringRef Subject,
               const libtorch::SyncOperation *Op,
               const program::HotMarker &Marker, const SourceManager &SM,

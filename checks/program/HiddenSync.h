@@ -6,6 +6,7 @@
 #ifndef TORCH_TIDY_PROGRAM_HIDDENSYNC_H
 #define TORCH_TIDY_PROGRAM_HIDDENSYNC_H
 
+#include "libtorch/HostSync.h"
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/Expr.h"
 
@@ -21,7 +22,19 @@ namespace clang::tidy::torch::program {
 /// there is none. Cached per declaration until clearHiddenSyncCache()
 /// (thread-local).
 const CallExpr *hiddenSync(const FunctionDecl *FD, ASTContext &Ctx);
+
+/// The wait \p Call makes (libtorch::syncOperationOf), or, for a blocking
+/// `x.to(d)` in \p Fn whose target the device analysis places on the CPU
+/// (`torch::Device cpu_device(torch::kCPU); x.to(cpu_device)`), the
+/// `to` operation; null when it makes none.
+const libtorch::SyncOperation *syncOperationIn(const CallExpr *Call,
+                                               bool ResultUsed,
+                                               const FunctionDecl *Fn,
+                                               ASTContext &Ctx);
 void clearHiddenSyncCache();
+
+/// The function whose body holds \p Sync, a call hiddenSync returned.
+const FunctionDecl *hiddenSyncOwner(const CallExpr *Sync);
 
 } // namespace clang::tidy::torch::program
 

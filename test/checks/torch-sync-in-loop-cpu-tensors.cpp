@@ -228,3 +228,52 @@ void branchesOnTheDevice(torch::jit::Module &module, torch::Device device,
     // CHECK-MESSAGES: :[[@LINE-22]]:32: note: this loop runs the model: 'forward' is called here
   }
 }
+
+// A CPU device kept in a variable: `.to(cpu_device)` of a device tensor
+// waits like `.to(torch::kCPU)`, inline and in a helper called per step,
+// and reads of the copy wait for nothing (near misses).
+struct Priorities {
+  void update(torch::Tensor delta_dev) {
+    torch::Device cpu_device(torch::kCPU);
+    torch::Tensor delta = delta_dev.to(cpu_device);
+    for (int64_t i = 0; i < delta.size(0); ++i)
+      total += delta[i].item<float>(); // near miss: the CPU copy
+  }
+  float total = 0;
+};
+
+void rollout(Net &net, torch::optim::SGD &opt, Priorities &priorities,
+             torch::Device device) {
+  torch::Device cpu_device(torch::kCPU);
+  net->to(device);
+  for (int step = 0; step < 100; ++step) {
+    torch::Tensor probs = net->forward(torch::rand({1, 784}, device));
+    torch::Tensor host = probs.to(cpu_device);
+    // CHECK-MESSAGES: :[[@LINE-1]]:32: warning: 'Tensor::to' toward the CPU makes the host wait for the device on every iteration of this training loop
+    // CHECK-MESSAGES: :[[@LINE+7]]:10: note: this loop runs a training step: 'backward' is called here
+    float first = host[0][0].item<float>(); // near miss: the CPU copy
+    torch::Tensor loss = probs.sum();
+    priorities.update(loss.detach());
+    // CHECK-MESSAGES: :[[@LINE-1]]:16: warning: 'Priorities::update' makes the host wait for the device on every iteration of this training loop: it calls 'Tensor::to' inside
+    // CHECK-MESSAGES: :[[@LINE-20]]:37: note: the host waits here
+    // CHECK-MESSAGES: :[[@LINE+1]]:10: note: this loop runs a training step: 'backward' is called here
+    loss.backward();
+    opt.step();
+  }
+}
+
+// The same in template code that the unit instantiates: the device analysis
+// reads the instantiation.
+template <typename Model>
+void templatedRollout(Model &net, torch::Device device) {
+  torch::Device cpu_device(torch::kCPU);
+  for (int step = 0; step < 100; ++step) {
+    torch::Tensor probs = net->forward(torch::rand({1, 784}, device));
+    torch::Tensor host = probs.to(cpu_device);
+    // CHECK-MESSAGES: :[[@LINE-1]]:32: warning: 'Tensor::to' toward the CPU makes the host wait for the device on every iteration of this inference loop
+    // CHECK-MESSAGES: :[[@LINE-3]]:32: note: this loop runs the model: 'forward' is called here
+    for (int64_t i = 0; i < host.size(1); ++i)
+      host[0][i].item<float>(); // near miss: the CPU copy
+  }
+}
+template void templatedRollout<Net>(Net &, torch::Device);
