@@ -442,6 +442,18 @@ static const Expr *tensorOptionsArgument(const CXXMemberCallExpr *Move) {
              : nullptr;
 }
 
+/// The tensor of `.to(other)` (the other overload: `other`'s device and
+/// dtype), when nothing else is passed; else null.
+static const Expr *otherTensorArgument(const CXXMemberCallExpr *Move) {
+  if (Move->getMethodDecl()->getName() != "to" || Move->getNumArgs() == 0 ||
+      !libtorch::isTensorType(Move->getArg(0)->getType().getNonReferenceType()))
+    return nullptr;
+  for (unsigned I = 1; I < Move->getNumArgs(); ++I)
+    if (!isa<CXXDefaultArgExpr>(Move->getArg(I)))
+      return nullptr;
+  return ast::stripCopiesAndConversions(Move->getArg(0));
+}
+
 /// The index of \p FD's TensorOptions parameter, or -1.
 static int optionsParameter(const FunctionDecl *FD) {
   for (unsigned I = 0; I < FD->getNumParams(); ++I)
@@ -540,7 +552,10 @@ void CreateThenMoveCheck::check(const MatchFinder::MatchResult &Result) {
       Target.isCPU())
     return;
   const Expr *OtherOptions = tensorOptionsArgument(Move);
-  if (!Target.isDeviceSide() && !targetFromElsewhere(Move) && !OtherOptions)
+  // `.to(other)`: other's options, passed to the factory, do the same.
+  const Expr *OtherTensor = otherTensorArgument(Move);
+  if (!Target.isDeviceSide() && !targetFromElsewhere(Move) && !OtherOptions &&
+      !OtherTensor)
     return;
 
   const SourceManager &SM = *Result.SourceManager;
@@ -550,11 +565,14 @@ void CreateThenMoveCheck::check(const MatchFinder::MatchResult &Result) {
     return;
   const StringRef Method = Move->getMethodDecl()->getName();
   const std::string DeviceText = deviceText(Move, SM, LO);
-  const std::string OptionsText =
+  std::string OptionsText =
       OtherOptions ? ast::sourceText(
                          ast::stripCopiesAndConversions(OtherOptions), SM, LO)
                          .str()
                    : "";
+  if (OtherTensor && isa<DeclRefExpr, MemberExpr, CallExpr>(OtherTensor))
+    OptionsText =
+        ast::sourceText(OtherTensor, SM, LO).str() + ".options()";
   const std::string FactoryName = FactoryFn->getQualifiedNameAsString();
   const bool InMacro =
       Move->getBeginLoc().isMacroID() || Move->getEndLoc().isMacroID();
@@ -568,6 +586,9 @@ void CreateThenMoveCheck::check(const MatchFinder::MatchResult &Result) {
                             ? "the device"
                             : "torch::device(" + DeviceText + ")";
   std::string To = Target.isDeviceSide() ? Target.name()
+                   : OtherTensor
+                       ? "the device of '" +
+                             ast::sourceText(OtherTensor, SM, LO).str() + "'"
                    : !OptionsText.empty()
                        ? "the device of '" + OptionsText + "'"
                    : !DeviceText.empty() ? "'" + DeviceText + "'"

@@ -48,8 +48,8 @@ void withOptions(torch::Device device, torch::TensorOptions given) {
   auto d = torch::full({8}, 1.5, given).to(device); // 'given' may hold a device
 }
 
-// Forms without a fix: the conversion also changes the dtype, or moves to
-// another tensor's device and dtype.
+// A form without a fix: the conversion also changes the dtype. Moved to
+// another tensor's device and dtype, the fix passes its options.
 void noFix(torch::Device device, torch::Tensor ref) {
   auto a = torch::zeros({8}).to(device, torch::kHalf);
   // CHECK-MESSAGES: :[[@LINE-1]]:30: warning: 'torch::zeros' allocates and fills this tensor on the CPU, then 'to' copies it to 'device'; pass the device to the factory
@@ -57,7 +57,7 @@ void noFix(torch::Device device, torch::Tensor ref) {
   auto g = ref.to(device);
   auto b = torch::ones({8}).to(g);
   // CHECK-MESSAGES: :[[@LINE-1]]:29: warning: 'torch::ones' allocates and fills this tensor on the CPU, then 'to' copies it to 'device'
-  // CHECK-FIXES: auto b = torch::ones({8}).to(g);
+  // CHECK-FIXES: auto b = torch::ones({8}, g.options());
 }
 
 #define ON(dev, t) (t).to(dev)
@@ -98,6 +98,20 @@ torch::Tensor otherOptions(torch::Tensor prediction, int64_t n) {
   // CHECK-MESSAGES: :[[@LINE-1]]:32: warning: 'torch::ones' allocates and fills this tensor on the CPU, then 'to' copies it to the device of 'prediction.options()'
   // CHECK-FIXES: auto ones = torch::ones({n}, prediction.options());
   return grid + ones;
+}
+
+// Another tensor itself (`.to(other)`: its device and dtype): the fix
+// passes its options. Near miss: a tensor the analysis places on the CPU.
+torch::Tensor otherTensor(torch::Tensor camera, torch::Tensor rays, int64_t w) {
+  auto ii = torch::arange(w).to(camera);
+  // CHECK-MESSAGES: :[[@LINE-1]]:30: warning: 'torch::arange' allocates and fills this tensor on the CPU, then 'to' copies it to the device of 'camera'; pass 'camera.options()' to the factory to create it there
+  // CHECK-FIXES: auto ii = torch::arange(w, camera.options());
+  auto depths = torch::linspace(2, 6, 64).to(rays);
+  // CHECK-MESSAGES: :[[@LINE-1]]:43: warning: 'torch::linspace' allocates and fills this tensor on the CPU, then 'to' copies it to the device of 'rays'
+  // CHECK-FIXES: auto depths = torch::linspace(2, 6, 64, rays.options());
+  auto host = torch::zeros({w});
+  auto same = torch::ones({w}).to(host);
+  return ii + depths.sum() + same;
 }
 
 // A view between the factory and the move.
@@ -288,7 +302,7 @@ void nearMisses(torch::Device device, std::vector<float> &host, float *raw,
   torch::Tensor loaded;
   torch::load(loaded, "t.pt");
   auto j = loaded.to(device);                              // from disk
-  auto k = torch::zeros({4}).to(x);                        // x's dtype too
+  auto k = torch::zeros({4}).to(h);                        // h: the CPU
   torch::Tensor m = torch::zeros({4});
   m.add_(1);
   m = m.to(device);                                        // changed between
