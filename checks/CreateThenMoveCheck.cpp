@@ -571,8 +571,7 @@ void CreateThenMoveCheck::check(const MatchFinder::MatchResult &Result) {
                          .str()
                    : "";
   if (OtherTensor && isa<DeclRefExpr, MemberExpr, CallExpr>(OtherTensor))
-    OptionsText =
-        ast::sourceText(OtherTensor, SM, LO).str() + ".options()";
+    OptionsText = ast::sourceText(OtherTensor, SM, LO).str() + ".options()";
   const std::string FactoryName = FactoryFn->getQualifiedNameAsString();
   const bool InMacro =
       Move->getBeginLoc().isMacroID() || Move->getEndLoc().isMacroID();
@@ -585,14 +584,13 @@ void CreateThenMoveCheck::check(const MatchFinder::MatchResult &Result) {
                         : DeviceText.empty()
                             ? "the device"
                             : "torch::device(" + DeviceText + ")";
-  std::string To = Target.isDeviceSide() ? Target.name()
-                   : OtherTensor
-                       ? "the device of '" +
-                             ast::sourceText(OtherTensor, SM, LO).str() + "'"
-                   : !OptionsText.empty()
-                       ? "the device of '" + OptionsText + "'"
-                   : !DeviceText.empty() ? "'" + DeviceText + "'"
-                                         : Target.name();
+  std::string To =
+      Target.isDeviceSide() ? Target.name()
+      : OtherTensor
+          ? "the device of '" + ast::sourceText(OtherTensor, SM, LO).str() + "'"
+      : !OptionsText.empty() ? "the device of '" + OptionsText + "'"
+      : !DeviceText.empty()  ? "'" + DeviceText + "'"
+                             : Target.name();
   const bool Fills = !FactoryFn->getName().starts_with("empty");
   if (Helper)
     diag(Loc, "'%0' returns a tensor that '%1' allocates %select{|and fills "

@@ -95,8 +95,9 @@ const libtorch::SyncOperation *syncOperationIn(const CallExpr *Call,
     return Op;
   const auto *MC = dyn_cast<CXXMemberCallExpr>(Call);
   const CXXMethodDecl *MD = MC ? MC->getMethodDecl() : nullptr;
-  if (!Fn || !MD || !MD->getIdentifier() || MD->getName() != "to" ||
-      !libtorch::isTensorRecord(MD->getParent()) ||
+  // A discarded copy is torch-discarded-to's, and waits for nothing here.
+  if (!ResultUsed || !Fn || !MD || !MD->getIdentifier() ||
+      MD->getName() != "to" || !libtorch::isTensorRecord(MD->getParent()) ||
       libtorch::isNonBlocking(Call, Ctx) || Fn->isDependentContext())
     return nullptr;
   if (!device::DeviceFlow::getForCallers(Fn, Ctx).conversionTarget(MC).isCPU())

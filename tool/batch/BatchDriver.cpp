@@ -845,14 +845,17 @@ void Batch::dropCPUReads() {
   clang::tidy::torch::device::ProgramFacts Program;
   for (const WorkerResult &R : Results)
     Program.add(R.Facts);
+  // D, W, Q and T lines (ProgramFacts.h) are torch-sync-in-loop's: another
+  // check's finding at the same place stands on its own.
+  auto Sync = [](const Finding &F) { return F.Check == "torch-sync-in-loop"; };
   size_t Before = Findings.size();
   llvm::erase_if(Findings, [&](const Finding &F) {
-    return Program.onCPUEverywhere(F.Pos.File, F.Pos.Offset);
+    return Sync(F) && Program.onCPUEverywhere(F.Pos.File, F.Pos.Offset);
   });
   S.OnCPUAcrossUnits = Before - Findings.size();
   Before = Findings.size();
   llvm::erase_if(Findings, [&](const Finding &F) {
-    return Program.noDeviceReaches(F.Pos.File, F.Pos.Offset);
+    return Sync(F) && Program.noDeviceReaches(F.Pos.File, F.Pos.Offset);
   });
   S.NoDeviceAcrossUnits = Before - Findings.size();
   Before = Findings.size();
@@ -877,8 +880,8 @@ void Batch::dropCPUReads() {
   // so, or as if a loop trained through a function of another file, none of
   // which trains: they were never findings of the program (not counted).
   llvm::erase_if(Findings, [&](const Finding &F) {
-    return Program.perStepNowhere(F.Pos.File, F.Pos.Offset) ||
-           Program.stepLoopNowhere(F.Pos.File, F.Pos.Offset);
+    return Sync(F) && (Program.perStepNowhere(F.Pos.File, F.Pos.Offset) ||
+                       Program.stepLoopNowhere(F.Pos.File, F.Pos.Offset));
   });
   // Waits for a GPU in a program that names none: every tensor is on the
   // CPU.
