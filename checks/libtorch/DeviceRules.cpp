@@ -401,8 +401,8 @@ static StringRef deviceTypeLiteral(const Expr *E) {
         !isLibTorchDecl(Ref->getDecl()))
       return "";
     return llvm::StringSwitch<StringRef>(Ref->getDecl()->getName())
-        .Cases("kCPU", "CPU", "CPU")
-        .Cases("kCUDA", "CUDA", "CUDA")
+        .Cases({"kCPU", "CPU"}, "CPU")
+        .Cases({"kCUDA", "CUDA"}, "CUDA")
         .Default("");
   }
   return "";
