@@ -335,12 +335,12 @@ struct SyncInLoopCheck::Walk {
          Marker.Kind == program::HotMarkerKind::CallsElsewhere) &&
         !libtorch::isLibraryDecl(FD))
       return nullptr;
-    const CallExpr *Inside = program::hiddenSync(FD, Ctx);
-    if (!Inside)
+    program::HiddenWait Inside = program::hiddenSync(FD, Ctx);
+    if (!Inside.Call)
       return nullptr;
-    auto [Subject, Op] = Check.classify(Inside, true, Ctx, false,
-                                        program::hiddenSyncOwner(Inside));
-    return Subject.empty() ? nullptr : Inside;
+    auto [Subject, Op] =
+        Check.classify(Inside.Call, true, Ctx, false, Inside.In);
+    return Subject.empty() ? nullptr : Inside.Call;
   }
 
   /// A copy from the device into a CPU tensor (`cpu_buf.copy_(out)`,
@@ -576,7 +576,7 @@ struct SyncInLoopCheck::Walk {
       // A branch that runs only on the CPU (`if (device == torch::kCPU)`,
       // or the `else` of `if (device.is_cuda())`) waits for no device.
       const std::optional<bool> OnlyCPU =
-          libtorch::holdsOnlyOnCPU(If->getCond());
+          libtorch::holdsOnlyOnCPU(If->getCond(), Ctx);
       // And a branch on a flag that defaults to off, which no call here
       // turns on (`build_target(boxes, labels, bool debug = false)`).
       bool SkipThen =
@@ -721,6 +721,8 @@ void SyncInLoopCheck::check(const MatchFinder::MatchResult &Result) {
   if (const auto *Body = Result.Nodes.getNodeAs<FunctionDecl>("body")) {
     // Outside its loops (those are roots of their own, with the same
     // marker), the body of a function another file may call once per step.
+    if (ast::hasInstantiatedBody(Body))
+      return;
     program::HotMarker Marker = program::perStepElsewhere(Body, Ctx);
     if (!Marker)
       return;
@@ -734,6 +736,10 @@ void SyncInLoopCheck::check(const MatchFinder::MatchResult &Result) {
     return;
   }
   const auto *Fn = Result.Nodes.getNodeAs<FunctionDecl>("fn");
+  // Template code that the unit instantiates is read in its instantiations,
+  // where the devices are known (a CPU copy in the pattern is unknown).
+  if (ast::hasInstantiatedBody(Fn))
+    return;
   program::HotMarker Marker = program::hotLoop(Loop, Fn, Ctx);
   if (!Marker)
     return;

@@ -373,8 +373,9 @@ def write_markdown(out, repos, report, results, eval_dir, setname, trees):
         lines += ["", "## Rounds 14, 16, 17 and 18: labelled blind, then used for tuning",
                   ""] + kept(["training-heldout13", "training-heldout15",
                               "training-heldout16", "training-heldout17"])
-        lines += ["", "## Rounds 13 and 15: held out, scored with the checks frozen",
-                  ""] + kept(["training-heldout12", "training-heldout14"])
+        lines += ["", "## Rounds 13, 15, 19 and 20: held out, scored with the checks frozen",
+                  ""] + kept(["training-heldout12", "training-heldout14",
+                              "training-heldout18", "training-heldout19"])
         lines += ["", "## The project issue 36 was measured on", ""] + kept(
             ["training-koba"])
         lines += ["", "## The extension checks, on C++/CUDA extensions", ""]
@@ -447,6 +448,10 @@ SETS = collections.OrderedDict([
                             "evaluation-heldout16.md")),
     ("training-heldout17", ("training-heldout17", "eval-heldout17",
                             "evaluation-heldout17.md")),
+    ("training-heldout18", ("training-heldout18", "eval-heldout18",
+                            "evaluation-heldout18.md")),
+    ("training-heldout19", ("training-heldout19", "eval-heldout19",
+                            "evaluation-heldout19.md")),
     ("training-koba", ("training-koba", "eval-koba", "evaluation-koba.md")),
     # Not labelled: large extension projects for the cold-run benchmark
     # (bench/codebase.sh --extensions), written with --database-only.
@@ -454,7 +459,8 @@ SETS = collections.OrderedDict([
 ])
 
 # Held-out sets scored once, with the checks frozen.
-FROZEN = ("cuda-heldout2", "training-heldout12", "training-heldout14")
+FROZEN = ("cuda-heldout2", "training-heldout12", "training-heldout14",
+          "training-heldout18", "training-heldout19")
 
 # What happened to a held-out set after it was first scored.
 HELDOUT_NOTES = {

@@ -188,6 +188,29 @@ bool isUninstantiatedPattern(const FunctionDecl *Fn) {
   return true;
 }
 
+bool hasInstantiatedBody(const FunctionDecl *Fn) {
+  if (!Fn || !Fn->isDependentContext())
+    return false;
+  if (const FunctionTemplateDecl *T = Fn->getDescribedFunctionTemplate())
+    return llvm::any_of(T->specializations(), [](const FunctionDecl *S) {
+      return S->doesThisDeclarationHaveABody();
+    });
+  // A member of a class template: the instantiated classes' members made
+  // from it.
+  const auto *MD = dyn_cast<CXXMethodDecl>(Fn);
+  const ClassTemplateDecl *T =
+      MD ? MD->getParent()->getDescribedClassTemplate() : nullptr;
+  if (!T)
+    return false;
+  for (const ClassTemplateSpecializationDecl *Spec : T->specializations())
+    for (const Decl *D : Spec->decls())
+      if (const auto *M = dyn_cast<CXXMethodDecl>(D);
+          M && M->getInstantiatedFromMemberFunction() == MD &&
+          M->doesThisDeclarationHaveABody())
+        return true;
+  return false;
+}
+
 bool isLoop(const Stmt *S) {
   return isa_and_nonnull<ForStmt, CXXForRangeStmt, WhileStmt, DoStmt>(S);
 }

@@ -120,6 +120,10 @@ const FunctionDecl *calleeOrOnlyCandidate(const CallExpr *Call);
 /// in this unit instantiates: only its pattern can be read.
 bool isUninstantiatedPattern(const FunctionDecl *Fn);
 
+/// True when \p Fn is template code whose body this unit instantiates: its
+/// instantiations can be read instead, with their types and devices.
+bool hasInstantiatedBody(const FunctionDecl *Fn);
+
 /// The body of \p Loop, or null if \p Loop is not a loop.
 const Stmt *loopBody(const Stmt *Loop);
 

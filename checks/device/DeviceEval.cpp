@@ -516,11 +516,12 @@ DeviceFlowBuilder::moduleCallFact(const Expr *Call, const Expr *Module,
   for (const Expr *A : Args)
     if (carrier(A) == libtorch::Carrier::Tensor)
       Tensors.push_back(A);
-  // A loss module computes on its inputs' device. Any other module's
-  // output is on the module's device; when that is unknown, so is the
-  // output (its forward() may move the input).
+  // A loss module, or a LibTorch layer without weights (Softmax, ReLU,
+  // MaxPool2d), computes on its inputs' device, wherever the module object
+  // lives. Any other module's output is on the module's device; when that
+  // is unknown, so is the output (its forward() may move the input).
   const CXXRecordDecl *Class = libtorch::moduleClassOf(Module->getType());
-  if (libtorch::isLossModule(Class))
+  if (libtorch::isLossModule(Class) || libtorch::isWeightlessLayer(Class))
     return Tensors.empty() ? DeviceFact::unknown()
                            : common(Tensors, /*Broadcast=*/false);
   DeviceFact M = get(Module);

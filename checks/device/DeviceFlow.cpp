@@ -127,7 +127,8 @@ struct Prescan : RecursiveASTVisitor<Prescan> {
     QualType T = Range->getType().getNonReferenceType();
     if (libtorch::isOrDerivesFrom(T->getAsCXXRecordDecl(),
                                   "torch::data::DataLoaderBase")) {
-      Loops[V] = {LoopSource::Loader, Range, nullptr};
+      Loops[V] = {LoopSource::Loader, Range, nullptr,
+                  !libtorch::loaderDatasetHandlesDevice(T)};
       return true;
     }
     if (cachedCarrier(T) == libtorch::Carrier::ExampleVector) {
@@ -356,11 +357,9 @@ void DeviceFlowBuilder::transferElement(const Stmt *S) {
       if (Loop != Scan.Loops.end()) {
         const LoopSource &L = Loop->second;
         DeviceFact F = DeviceFact::unknown();
-        // A batch is on the CPU, unless the dataset deals with devices.
-        if (L.Kind == LoopSource::Loader &&
+        if (L.Kind == LoopSource::Loader && L.CPUBatches &&
             (C == libtorch::Carrier::Example ||
-             C == libtorch::Carrier::ExampleVector) &&
-            !libtorch::loaderDatasetHandlesDevice(L.Range->getType()))
+             C == libtorch::Carrier::ExampleVector))
           F = {DeviceValue::cpu(),
                C == libtorch::Carrier::Example ? TensorRank::nonScalar()
                                                : TensorRank::unknown(),

@@ -29,6 +29,8 @@ struct LoopSource {
   enum : unsigned char { Loader, Parameters, Elements } Kind;
   const Expr *Range;  ///< the range expression
   const Expr *Module; ///< Parameters: the module
+  /// Loader: its batches are on the CPU (the dataset deals with no device).
+  bool CPUBatches = false;
 };
 
 /// What a top-down scan of the body finds before the CFG is walked.

@@ -1,6 +1,8 @@
 //===- DeviceRules.cpp - LibTorch's device rules, by name and type -------===//
 #include "libtorch/DeviceRules.h"
 #include "ast/ASTHelpers.h"
+#include "libtorch/CudaApi.h"
+#include "libtorch/HostSync.h"
 #include "libtorch/ProgramCode.h"
 #include "libtorch/TorchModules.h"
 #include "libtorch/TorchTypes.h"
@@ -383,51 +385,34 @@ bool isLossModule(const CXXRecordDecl *RD) {
          RD->getName().ends_with("LossImpl");
 }
 
-/// "CPU" or "CUDA" for `torch::kCPU`, `c10::DeviceType::CUDA`,
-/// `torch::Device(torch::kCUDA)`, else "".
-static StringRef deviceTypeLiteral(const Expr *E) {
-  for (unsigned Depth = 0; E && Depth < 6; ++Depth) {
-    E = ast::stripImplicit(E);
-    if (const auto *Construct = dyn_cast<CXXConstructExpr>(E)) {
-      E = Construct->getNumArgs() >= 1 ? Construct->getArg(0) : nullptr;
-      continue;
-    }
-    if (const auto *Cast = dyn_cast<CastExpr>(E)) {
-      E = Cast->getSubExpr();
-      continue;
-    }
-    const auto *Ref = dyn_cast<DeclRefExpr>(E);
-    if (!Ref || !Ref->getDecl()->getIdentifier() ||
-        !isLibTorchDecl(Ref->getDecl()))
-      return "";
-    return llvm::StringSwitch<StringRef>(Ref->getDecl()->getName())
-        .Cases({"kCPU", "CPU"}, "CPU")
-        .Cases({"kCUDA", "CUDA"}, "CUDA")
-        .Default("");
-  }
-  return "";
+bool isWeightlessLayer(const CXXRecordDecl *RD) {
+  if (!RD || !RD->getIdentifier() || !isLibTorchDecl(RD) ||
+      !RD->getName().ends_with("Impl") || moduleHasParameters(RD))
+    return false;
+  StringRef N = RD->getName();
+  return !N.starts_with("InstanceNorm") && !N.starts_with("Functional") &&
+         !N.starts_with("Any") && !isLossModule(RD);
 }
 
-std::optional<bool> holdsOnlyOnCPU(const Expr *Cond) {
+std::optional<bool> holdsOnlyOnCPU(const Expr *Cond, ASTContext &Ctx) {
   Cond = ast::stripImplicit(Cond);
   if (!Cond)
     return std::nullopt;
   if (const auto *UO = dyn_cast<UnaryOperator>(Cond);
       UO && UO->getOpcode() == UO_LNot) {
-    std::optional<bool> Inner = holdsOnlyOnCPU(UO->getSubExpr());
+    std::optional<bool> Inner = holdsOnlyOnCPU(UO->getSubExpr(), Ctx);
     return Inner ? std::optional<bool>(!*Inner) : std::nullopt;
   }
   if (bool Negated = false; isCudaAvailabilityTest(Cond, Negated))
     return Negated;
-  if (const auto *MC = dyn_cast<CXXMemberCallExpr>(Cond))
+  if (const auto *MC = dyn_cast<CXXMemberCallExpr>(Cond)) {
+    if (isCudaDeviceTest(MC))
+      return false;
     if (const CXXMethodDecl *MD = MC->getMethodDecl();
-        MD && MD->getIdentifier() && isLibTorchDecl(MD) &&
-        MC->getNumArgs() == 0) {
-      if (MD->getName() == "is_cpu")
-        return true;
-      if (MD->getName() == "is_cuda")
-        return false;
-    }
+        MD && MD->getIdentifier() && MD->getName() == "is_cpu" &&
+        isLibTorchDecl(MD))
+      return true;
+  }
   // device == kCPU, kCUDA != device.type(), ...
   const Expr *LHS = nullptr, *RHS = nullptr;
   bool Equal = false;
@@ -446,12 +431,11 @@ std::optional<bool> holdsOnlyOnCPU(const Expr *Cond) {
   }
   if (!LHS)
     return std::nullopt;
-  StringRef Kind = deviceTypeLiteral(RHS);
-  if (Kind.empty())
-    Kind = deviceTypeLiteral(LHS);
-  if (Kind.empty())
-    return std::nullopt;
-  return (Kind == "CPU") == Equal;
+  if (denotesCPU(RHS, Ctx) || denotesCPU(LHS, Ctx))
+    return Equal;
+  if (namesCuda(RHS) || namesCuda(LHS))
+    return !Equal;
+  return std::nullopt;
 }
 
 /// True for c10::Device and c10::DeviceType, through pointers, references,

@@ -87,8 +87,9 @@ bool isCudaAvailabilityTest(const Expr *Cond, bool &Negated);
 /// Which configuration \p Cond holds in: true when only on the CPU
 /// (`device == torch::kCPU`, `device.is_cpu()`, `!torch::cuda::is_available()`,
 /// `device != kCUDA`), false when only with a GPU (`device == kCUDA`,
-/// `x.is_cuda()`, `torch::cuda::is_available()`); nullopt otherwise.
-std::optional<bool> holdsOnlyOnCPU(const Expr *Cond);
+/// `x.is_cuda()`, `torch::cuda::is_available()`); nullopt otherwise. The
+/// sides of a comparison are read by denotesCPU and namesCuda.
+std::optional<bool> holdsOnlyOnCPU(const Expr *Cond, ASTContext &Ctx);
 
 /// The module class behind a module-carrier type: the Impl of a holder,
 /// the pointee of a shared_ptr or pointer, or the class itself.
@@ -103,6 +104,12 @@ bool moduleHasParameters(const CXXRecordDecl *ModuleClass);
 
 /// True for loss modules (torch::nn::MSELoss, CrossEntropyLoss, ...).
 bool isLossModule(const CXXRecordDecl *ModuleClass);
+
+/// True for LibTorch's layers that hold no parameter or buffer (Softmax,
+/// ReLU, Dropout, MaxPool2d, Flatten): their output is where their input
+/// is. Not Functional or AnyModule, which run arbitrary code, nor
+/// InstanceNorm, which may track running statistics.
+bool isWeightlessLayer(const CXXRecordDecl *ModuleClass);
 
 /// True when a data loader of type \p LoaderType reads a dataset of the
 /// program's own that deals with devices: a field or a constructor

@@ -11,9 +11,9 @@
 namespace clang::tidy::torch::program {
 
 namespace {
-/// (definition, bodies still allowed) -> the sync found, or null.
+/// (definition, bodies still allowed) -> the sync found, if any.
 thread_local llvm::DenseMap<std::pair<const FunctionDecl *, unsigned>,
-                            const CallExpr *>
+                            HiddenWait>
     HiddenSyncCache;
 
 /// The definition whose body hiddenSync may read, or null.
@@ -28,63 +28,47 @@ const FunctionDecl *enterable(const FunctionDecl *FD) {
   return MD && libtorch::isTensorRecord(MD->getParent()) ? nullptr : Def;
 }
 
-const CallExpr *syncInBody(const FunctionDecl *Def, unsigned Depth,
-                           ASTContext &Ctx);
+HiddenWait syncInBody(const FunctionDecl *Def, unsigned Depth, ASTContext &Ctx);
 
-/// The function whose body findSync reads, and where each sync it found is.
-thread_local const FunctionDecl *Reading = nullptr;
-thread_local llvm::DenseMap<const CallExpr *, const FunctionDecl *> Owners;
-
-/// \p SkipLoops: S is in a function that runs once per step, whose loops
-/// are hot (HotLoops.h) and report their own syncs.
-const CallExpr *findSync(const Stmt *S, unsigned Depth, bool SkipLoops,
-                         ASTContext &Ctx) {
+/// In \p S, part of the body of \p In. \p SkipLoops: \p In runs once per
+/// step, and its loops are hot (HotLoops.h) and report their own syncs.
+HiddenWait findSync(const Stmt *S, const FunctionDecl *In, unsigned Depth,
+                    bool SkipLoops, ASTContext &Ctx) {
   if (!S || isa<LambdaExpr>(S) || (SkipLoops && ast::isLoop(S)))
-    return nullptr;
+    return {};
   if (const auto *Call = dyn_cast<CallExpr>(S)) {
-    if (syncOperationIn(Call, /*ResultUsed=*/true, Reading, Ctx)) {
-      Owners[Call] = Reading;
-      return Call;
-    }
+    if (syncOperationIn(Call, /*ResultUsed=*/true, In, Ctx))
+      return {Call, In};
     if (const FunctionDecl *Def = enterable(Call->getDirectCallee());
         Def && Depth > 1)
-      if (const CallExpr *Found = syncInBody(Def, Depth - 1, Ctx))
+      if (HiddenWait Found = syncInBody(Def, Depth - 1, Ctx); Found.Call)
         return Found;
   }
   for (const Stmt *Child : S->children())
-    if (const CallExpr *Found = findSync(Child, Depth, SkipLoops, Ctx))
+    if (HiddenWait Found = findSync(Child, In, Depth, SkipLoops, Ctx);
+        Found.Call)
       return Found;
-  return nullptr;
+  return {};
 }
 
-const CallExpr *syncInBody(const FunctionDecl *Def, unsigned Depth,
-                           ASTContext &Ctx) {
-  auto [It, New] = HiddenSyncCache.try_emplace({Def, Depth}, nullptr);
+HiddenWait syncInBody(const FunctionDecl *Def, unsigned Depth,
+                      ASTContext &Ctx) {
+  auto [It, New] = HiddenSyncCache.try_emplace({Def, Depth});
   if (!New) // known, or being computed (recursion): none found so far
     return It->second;
-  const FunctionDecl *Outer = Reading;
-  Reading = Def;
-  const CallExpr *Found = findSync(
-      Def->getBody(), Depth, static_cast<bool>(perStepCall(Def, Ctx)), Ctx);
-  Reading = Outer;
+  HiddenWait Found = findSync(Def->getBody(), Def, Depth,
+                              static_cast<bool>(perStepCall(Def, Ctx)), Ctx);
   HiddenSyncCache[{Def, Depth}] = Found;
   return Found;
 }
 } // namespace
 
-const CallExpr *hiddenSync(const FunctionDecl *FD, ASTContext &Ctx) {
+HiddenWait hiddenSync(const FunctionDecl *FD, ASTContext &Ctx) {
   const FunctionDecl *Def = enterable(FD);
-  return Def ? syncInBody(Def, 3, Ctx) : nullptr;
+  return Def ? syncInBody(Def, 3, Ctx) : HiddenWait();
 }
 
-void clearHiddenSyncCache() {
-  HiddenSyncCache.clear();
-  Owners.clear();
-}
-
-const FunctionDecl *hiddenSyncOwner(const CallExpr *Sync) {
-  return Owners.lookup(Sync);
-}
+void clearHiddenSyncCache() { HiddenSyncCache.clear(); }
 
 const libtorch::SyncOperation *syncOperationIn(const CallExpr *Call,
                                                bool ResultUsed,

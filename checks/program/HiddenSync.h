@@ -12,6 +12,12 @@
 
 namespace clang::tidy::torch::program {
 
+/// A synchronizing call, and the function whose body holds it.
+struct HiddenWait {
+  const CallExpr *Call = nullptr;
+  const FunctionDecl *In = nullptr;
+};
+
 /// The synchronizing call hidden in \p FD: in its body, or in the body of a
 /// function it calls, up to three bodies deep (a loss tracker that calls
 /// `.item()`, `torch::nn::utils::clip_grad_norm_`, whose result is read with
@@ -21,7 +27,8 @@ namespace clang::tidy::torch::program {
 /// (HotLoops.h: those loops are hot and report their own syncs). Null when
 /// there is none. Cached per declaration until clearHiddenSyncCache()
 /// (thread-local).
-const CallExpr *hiddenSync(const FunctionDecl *FD, ASTContext &Ctx);
+HiddenWait hiddenSync(const FunctionDecl *FD, ASTContext &Ctx);
+void clearHiddenSyncCache();
 
 /// The wait \p Call makes (libtorch::syncOperationOf), or, for a blocking
 /// `x.to(d)` in \p Fn whose target the device analysis places on the CPU
@@ -31,10 +38,6 @@ const libtorch::SyncOperation *syncOperationIn(const CallExpr *Call,
                                                bool ResultUsed,
                                                const FunctionDecl *Fn,
                                                ASTContext &Ctx);
-void clearHiddenSyncCache();
-
-/// The function whose body holds \p Sync, a call hiddenSync returned.
-const FunctionDecl *hiddenSyncOwner(const CallExpr *Sync);
 
 } // namespace clang::tidy::torch::program
 

@@ -277,3 +277,26 @@ void templatedRollout(Model &net, torch::Device device) {
   }
 }
 template void templatedRollout<Net>(Net &, torch::Device);
+
+// A LibTorch layer without weights computes where its input is, even one
+// built here and never moved (round 16: a local Softmax after a model that
+// a GPU branch moves, in an instantiated template).
+template <typename Model>
+void classifyFiles(Model &net, const std::vector<std::string> &files) {
+  bool use_cuda = torch::cuda::is_available();
+  torch::nn::Softmax softmax(torch::nn::SoftmaxOptions(1));
+  for (const std::string &file : files) {
+    torch::Tensor image = torch::rand({1, 784});
+    if (use_cuda) {
+      net->to(torch::kCUDA);
+      image = image.to(torch::kCUDA);
+    }
+    torch::Tensor output = softmax->forward(net->forward(image)).argmax(1);
+    output = output.to(torch::kCPU);
+    // CHECK-MESSAGES: :[[@LINE-1]]:21: warning: 'Tensor::to' toward the CPU makes the host wait for the device on every iteration of this inference loop
+    // CHECK-MESSAGES: :[[@LINE-3]]:37: note: this loop runs the model: 'forward' is called here
+    // Near miss: the CPU copy.
+    std::cout << file << " " << output.item<int64_t>() << "\n";
+  }
+}
+template void classifyFiles<Net>(Net &, const std::vector<std::string> &);
