@@ -120,7 +120,7 @@ static bool isRandomFill(const CXXMemberCallExpr *MC) {
 /// True for a tensor method that keeps the data where it is: a view, a
 /// conversion of the dtype only (`.to(torch::kLong)`, `.float()`), a fill
 /// in place (`.fill_(c)`, `.zero_()`), a copy or a triangle (`.clone()`,
-/// `.tril()`).
+/// `.tril()`), a gradient flag (`.set_requires_grad(false)`).
 static bool keepsDevice(const CXXMemberCallExpr *MC) {
   const CXXMethodDecl *MD = MC->getMethodDecl();
   if (!MD || !MD->getIdentifier() || !libtorch::isTensorRecord(MD->getParent()))
@@ -132,13 +132,17 @@ static bool keepsDevice(const CXXMemberCallExpr *MC) {
                libtorch::Carrier::None;
   if (isRandomFill(MC))
     return true;
-  return llvm::is_contained(
-      {"unsqueeze", "squeeze", "view",       "reshape", "expand",    "t",
-       "transpose", "permute", "contiguous", "flatten", "unflatten", "narrow",
-       "select",    "slice",   "repeat",     "float",   "double",    "half",
-       "long",      "int",     "bool",       "fill_",   "zero_",     "triu",
-       "tril",      "clone"},
-      Name);
+  return llvm::is_contained({"unsqueeze",      "squeeze",   "view",
+                             "reshape",        "expand",    "t",
+                             "transpose",      "permute",   "contiguous",
+                             "flatten",        "unflatten", "narrow",
+                             "select",         "slice",     "repeat",
+                             "float",          "double",    "half",
+                             "long",           "int",       "bool",
+                             "fill_",          "zero_",     "triu",
+                             "tril",           "clone",     "set_requires_grad",
+                             "requires_grad_", "detach"},
+                            Name);
 }
 
 /// True for a free function that returns a tensor on its first argument's

@@ -159,6 +159,36 @@ static void addRegistrationFix(DiagnosticBuilder &D, const FieldDecl *FD,
     << FixItHint::CreateInsertion(R, ")");
 }
 
+/// Members whose modules a container call in \p Body takes:
+/// `seq->extend(*member)`, `list->push_back(member)`.
+static llvm::SmallVector<const FieldDecl *, 2>
+containedMembers(const Stmt *Body) {
+  llvm::SmallVector<const FieldDecl *, 2> Out;
+  std::function<void(const Stmt *)> Walk = [&](const Stmt *S) {
+    if (!S)
+      return;
+    if (const auto *Call = dyn_cast<CXXMemberCallExpr>(S)) {
+      const CXXMethodDecl *MD = Call->getMethodDecl();
+      if (MD && MD->getIdentifier() && libtorch::isLibTorchDecl(MD) &&
+          (MD->getName() == "extend" || MD->getName() == "push_back"))
+        for (const Expr *A : Call->arguments()) {
+          const Expr *Arg = ast::stripCopiesAndConversions(A);
+          if (const auto *Deref = dyn_cast_or_null<CXXOperatorCallExpr>(Arg);
+              Deref && Deref->getOperator() == OO_Star &&
+              Deref->getNumArgs() == 1)
+            Arg = ast::stripCopiesAndConversions(Deref->getArg(0));
+          if (const auto *ME = dyn_cast_or_null<MemberExpr>(Arg))
+            if (const auto *FD = dyn_cast<FieldDecl>(ME->getMemberDecl()))
+              Out.push_back(FD);
+        }
+    }
+    for (const Stmt *Child : S->children())
+      Walk(Child);
+  };
+  Walk(Body);
+  return Out;
+}
+
 /// What an unregistered submodule of class \p RD loses.
 enum class SubmoduleLoss : unsigned char {
   Nothing,    ///< a built-in without parameters or train/eval behaviour
@@ -198,6 +228,16 @@ void UnregisteredMemberCheck::checkClass(
     if (libtorch::moduleMemberKind(FD->getType()) != MemberKind::None &&
         !Regs.find(FD))
       Assigned[FD];
+  if (Assigned.empty())
+    return;
+  // `network->extend(*fc_)`, `layers->push_back(block_)`: the member's
+  // modules are registered through the container that takes them.
+  for (const CXXMethodDecl *M : RD->methods()) {
+    const FunctionDecl *Def = nullptr;
+    if (M->hasBody(Def))
+      for (const FieldDecl *FD : containedMembers(Def->getBody()))
+        Assigned.erase(FD);
+  }
   if (Assigned.empty())
     return;
 

@@ -595,6 +595,32 @@ DeviceFact DeviceFlowBuilder::factoryFact(const CallExpr *Call,
   return {Dev, Rank, Origin(Origin::FactoryWithDevice, Call)};
 }
 
+/// `std::get<1>(torch::max(out, 1))`, or of a local tuple initialised so:
+/// the tensors of a LibTorch op's tuple are on its operands' device.
+DeviceFact DeviceFlowBuilder::tupleElementFact(const Expr *Tuple) {
+  Tuple = ast::stripImplicit(Tuple);
+  if (const auto *Ref = dyn_cast_or_null<DeclRefExpr>(Tuple))
+    if (const auto *VD = dyn_cast<VarDecl>(Ref->getDecl());
+        VD && VD->hasLocalStorage() && !isa<ParmVarDecl>(VD))
+      Tuple = ast::stripImplicit(VD->getInit());
+  const auto *Op = dyn_cast_or_null<CallExpr>(Tuple);
+  const FunctionDecl *FD = Op ? Op->getDirectCallee() : nullptr;
+  if (!FD || !libtorch::isLibTorchDecl(FD))
+    return DeviceFact::unknown();
+  llvm::SmallVector<const Expr *, 4> Tensors;
+  if (const auto *MC = dyn_cast<CXXMemberCallExpr>(Op))
+    if (carrier(MC->getImplicitObjectArgument()) == libtorch::Carrier::Tensor)
+      Tensors.push_back(MC->getImplicitObjectArgument());
+  for (const Expr *A : Op->arguments())
+    if (carrier(A) == libtorch::Carrier::Tensor)
+      Tensors.push_back(A);
+  if (Tensors.empty())
+    return DeviceFact::unknown();
+  DeviceFact F = common(Tensors, /*Broadcast=*/false);
+  F.Rank = TensorRank::unknown();
+  return F;
+}
+
 DeviceFact DeviceFlowBuilder::callFact(const CallExpr *Call,
                                        libtorch::Carrier C) {
   const FunctionDecl *FD = Call->getDirectCallee();
@@ -608,6 +634,9 @@ DeviceFact DeviceFlowBuilder::callFact(const CallExpr *Call,
     if ((Name == "make_shared" || Name == "make_unique") &&
         C == libtorch::Carrier::Module)
       return {DeviceValue::cpu(), {}, Origin(Origin::ModuleCreated, Call)};
+    if (Name == "get" && Call->getNumArgs() == 1 &&
+        C == libtorch::Carrier::Tensor)
+      return tupleElementFact(Call->getArg(0));
     return DeviceFact::unknown();
   }
   if (!libtorch::isLibTorchDecl(FD))

@@ -11,12 +11,12 @@ DeviceValue DeviceValue::join(const DeviceValue &A, const DeviceValue &B) {
   if (A.Kind == CUDA && B.Kind == CUDA)
     return cuda(A.Index == B.Index ? A.Index : -1,
                 A.IfAvailable && B.IfAvailable);
-  // The parameter whose device \p V is or inherits, or null.
+  // The parameter whose device \p V is, or the root (a parameter, a
+  // function's result) whose device it inherits, or null.
   auto Parameter = [](const DeviceValue &V) -> const clang::Decl * {
     if (V.Kind == OnDevice)
       return dyn_cast_or_null<ParmVarDecl>(V.Decl);
-    return V.Kind == Inherited ? dyn_cast_or_null<ParmVarDecl>(V.Root)
-                               : nullptr;
+    return V.Kind == Inherited ? V.Root : nullptr;
   };
   const clang::Decl *PA = Parameter(A), *PB = Parameter(B);
   if ((PA && (PA == PB || B.Kind == CPU)) || (PB && A.Kind == CPU))

@@ -85,6 +85,7 @@ private:
   DeviceFact operatorFact(const CXXOperatorCallExpr *Op, libtorch::Carrier C);
   DeviceFact memberCallFact(const CXXMemberCallExpr *Call, libtorch::Carrier C);
   DeviceFact callFact(const CallExpr *Call, libtorch::Carrier C);
+  DeviceFact tupleElementFact(const Expr *Tuple);
   DeviceFact factoryFact(const CallExpr *Call, libtorch::FactoryKind K);
   DeviceFact moduleCallFact(const Expr *Call, const Expr *Module,
                             llvm::ArrayRef<const Expr *> Args);

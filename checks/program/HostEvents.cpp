@@ -316,6 +316,15 @@ static bool onlyWaits(const Stmt *S, ASTContext &Ctx,
     });
   if (isa<NullStmt>(S))
     return true;
+  // `auto stream = at::cuda::getCurrentCUDAStream();` before the wait on it.
+  if (const auto *DS = dyn_cast<DeclStmt>(S))
+    return llvm::all_of(DS->decls(), [](const Decl *D) {
+      const auto *VD = dyn_cast<VarDecl>(D);
+      std::string Type =
+          VD ? VD->getType().getCanonicalType().getAsString() : "";
+      return StringRef(Type).contains("Stream") ||
+             StringRef(Type).contains("stream");
+    });
   const auto *E = dyn_cast<Expr>(S);
   if (!E)
     return false;

@@ -12,8 +12,10 @@
 #include "clang/AST/ExprCXX.h"
 #include "clang/AST/StmtCXX.h"
 #include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/SmallPtrSet.h"
 #include <array>
 #include <deque>
+#include <functional>
 #include <set>
 
 namespace clang::tidy::torch::program {
@@ -104,6 +106,8 @@ static bool isLossObject(const Expr *Object) {
                                          RD->getName().ends_with("LossImpl"))));
 }
 
+static bool runsOwnStepLoop(const CXXMethodDecl *MD);
+
 /// If \p E is itself a hot marker, describes it.
 static HotMarker asHotMarker(const Expr *E) {
   HotMarker M;
@@ -150,9 +154,12 @@ static HotMarker asHotMarker(const Expr *E) {
       return Found(HotMarkerKind::OptimizerStep, Name.str());
     // A method of the user's own module that yields tensors (an agent's
     // `act(obs)`, a model's `sample()`) runs the model too.
+    // Not one that loops over steps itself (style transfer's `optimise()`):
+    // a loop around it runs once per image or epoch.
     bool UserModuleMethod = !MD->isStatic() && libtorch::isModuleClass(RD) &&
                             !libtorch::isLibraryDecl(MD) &&
-                            libtorch::holdsTensors(MD->getReturnType());
+                            libtorch::holdsTensors(MD->getReturnType()) &&
+                            !runsOwnStepLoop(MD);
     if (((Name == "forward" || Name == "any_forward") &&
          libtorch::isForwardableModuleClass(RD)) ||
         UserModuleMethod) {
@@ -170,6 +177,35 @@ static HotMarker asHotMarker(const Expr *E) {
       FD->getQualifiedNameAsString() == ("torch::autograd::" + Name).str())
     return Found(HotMarkerKind::Backward, "torch::autograd::" + Name.str());
   return M;
+}
+
+namespace {
+/// Methods whose own loops are being searched (a method that calls itself
+/// through its loop is not read again).
+thread_local llvm::SmallPtrSet<const FunctionDecl *, 4> SearchingOwnLoops;
+thread_local llvm::DenseMap<const FunctionDecl *, bool> OwnStepLoops;
+} // namespace
+
+/// True when the body of \p MD holds a loop with a hot marker of its own.
+static bool runsOwnStepLoop(const CXXMethodDecl *MD) {
+  const FunctionDecl *Def = nullptr;
+  if (!MD->hasBody(Def))
+    return false;
+  if (auto It = OwnStepLoops.find(Def); It != OwnStepLoops.end())
+    return It->second;
+  if (!SearchingOwnLoops.insert(Def).second)
+    return false;
+  std::function<bool(const Stmt *)> HasHotLoop = [&](const Stmt *S) {
+    if (!S || isa<LambdaExpr>(S))
+      return false;
+    if (ast::isLoop(S) && findHotMarker(S))
+      return true;
+    return llvm::any_of(S->children(), HasHotLoop);
+  };
+  bool Found = HasHotLoop(Def->getBody());
+  SearchingOwnLoops.erase(Def);
+  OwnStepLoops[Def] = Found;
+  return Found;
 }
 
 /// The data loader \p Loop iterates over, if it is a range-for over one.
@@ -649,6 +685,7 @@ std::string perStepFacts(ASTContext &Ctx) {
 void clearHotLoopCache() {
   State = HotLoopState();
   HelperMarkers.clear();
+  OwnStepLoops.clear();
 }
 
 } // namespace clang::tidy::torch::program

@@ -87,3 +87,24 @@ void event_latency(torch::nn::Linear model, torch::Tensor x) {
     // CHECK-MESSAGES: :[[@LINE-12]]:23: note: this loop runs the model: the module is called here
   }
 }
+
+// A benchmark loop whose GPU branch takes the current stream into a local
+// and waits for it right before the end clock (round 20): the timing's wait.
+void stream_latency(torch::nn::Linear model, torch::Tensor x, bool on_gpu) {
+  for (int i = 0; i < 5; ++i) {
+    auto start = std::chrono::system_clock::now();
+    torch::Tensor y = model(x);
+    if (on_gpu) {
+      at::cuda::CUDAStream stream = at::cuda::getCurrentCUDAStream();
+      cudaStreamSynchronize(stream); // near miss
+    }
+    auto end = std::chrono::system_clock::now();
+    (void)(end - start);
+    if (on_gpu) {
+      at::cuda::CUDAStream stream = at::cuda::getCurrentCUDAStream();
+      cudaStreamSynchronize(stream);
+      // CHECK-MESSAGES: :[[@LINE-1]]:7: warning: 'cudaStreamSynchronize' makes the host wait for all queued device work on every iteration of this inference loop; remove it, or call it only under a timing or logging interval [torch-sync-in-loop]
+      // CHECK-MESSAGES: :[[@LINE-11]]:23: note: this loop runs the model: the module is called here
+    }
+  }
+}

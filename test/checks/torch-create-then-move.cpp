@@ -131,6 +131,18 @@ torch::Tensor filled(torch::Device device, int64_t n, float f) {
   return cx;
 }
 
+// A gradient flag between the factory and the move, the move in the next
+// statement under a branch (round 20's benchmark input): no fix, a note.
+torch::Tensor flagged(bool on_gpu, at::IntArrayRef size) {
+  torch::Tensor input = torch::randn(size).set_requires_grad(false);
+  if (on_gpu)
+    input = input.to(torch::kCUDA);
+  // CHECK-MESSAGES: :[[@LINE-1]]:19: warning: 'torch::randn' allocates and fills this tensor on the CPU, then 'to' copies it to CUDA
+  // CHECK-MESSAGES: :[[@LINE-4]]:25: note: the tensor is created here
+  // CHECK-MESSAGES: :[[@LINE-3]]:19: note: created on the device
+  return input;
+}
+
 // Near miss: an in-place op with a tensor argument (a CPU tensor here) is
 // not a fill; created on the device, the tensor would meet it there.
 torch::Tensor shifted(torch::Device device, int64_t n, torch::Tensor offset) {

@@ -300,3 +300,50 @@ void classifyFiles(Model &net, const std::vector<std::string> &files) {
   }
 }
 template void classifyFiles<Net>(Net &, const std::vector<std::string> &);
+
+// The tensors of a LibTorch op's tuple are on its operands' device
+// (std::get<1>(torch::max(out, 1))): on the CPU here, as the batches are.
+void cpuTestCase(Net &net) {
+  torch::Device device = torch::kCPU;
+  net->to(device);
+  auto loader = torch::data::make_data_loader(
+      torch::data::datasets::MNIST("data").map(
+          torch::data::transforms::Stack<>()),
+      64);
+  int64_t correct = 0;
+  for (auto &batch : *loader) {
+    auto data = batch.data.to(device);
+    auto labels = batch.target.to(device);
+    auto predictions = torch::max(net->forward(data), 1);
+    auto predicted = std::get<1>(predictions);
+    correct += (predicted == labels).sum().item<int64_t>(); // near miss
+  }
+  std::cout << correct << "\n";
+}
+
+// A CPU copy, or the CPU copy plus noise that a function of the program
+// returns on the CPU, passed to a helper that reads it per element.
+torch::Tensor dirichletNoise(int64_t n) {
+  std::vector<float> alpha(n, 0.3f);
+  return torch::_sample_dirichlet(torch::tensor(alpha));
+}
+struct TreeNode {
+  double prior_sum = 0;
+  void expand(const torch::Tensor &prior, int64_t actions) {
+    for (int64_t a = 0; a < actions; ++a)
+      prior_sum += prior[a].item<double>(); // near miss: a CPU tensor
+  }
+};
+void simulate(Net &net, TreeNode &node, bool add_noise) {
+  torch::Device device(torch::kCUDA);
+  net->to(device);
+  for (int s = 0; s < 400; ++s) {
+    torch::Tensor policy = net->forward(torch::rand({1, 784}, device));
+    torch::Tensor prior = policy[0].to(torch::kCPU);
+    // CHECK-MESSAGES: :[[@LINE-1]]:37: warning: 'Tensor::to' toward the CPU makes the host wait for the device on every iteration of this inference loop
+    // CHECK-MESSAGES: :[[@LINE-3]]:33: note: this loop runs the model: 'forward' is called here
+    if (add_noise)
+      prior = 0.75 * prior + 0.25 * dirichletNoise(10);
+    node.expand(prior, 10);
+  }
+}

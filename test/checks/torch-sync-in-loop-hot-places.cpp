@@ -326,3 +326,36 @@ void train_with_targets(Coder &coder, torch::Tensor w, torch::Device device,
     opt.step();
   }
 }
+
+// A method of the model that runs its own training loop (style transfer's
+// optimise()): a loop around it runs once per scale, and reads there are
+// not per step. The reads inside its loop are.
+struct CanvasImpl : torch::nn::Module {
+  CanvasImpl() : conv(register_module("conv", torch::nn::Conv2d(3, 3, 3))) {}
+  torch::Tensor optimise(torch::Tensor &canvas) {
+    canvas.set_requires_grad(true);
+    torch::optim::Adam optim(std::vector<torch::Tensor>{canvas});
+    for (int i = 0; i < 100; ++i) {
+      optim.zero_grad();
+      torch::Tensor loss = conv(canvas).pow(2).mean();
+      std::cout << loss.item<float>() << "\n";
+      // CHECK-MESSAGES: :[[@LINE-1]]:25: warning: 'Tensor::item' makes the host wait for the device on every iteration of this training loop
+      // CHECK-MESSAGES: :[[@LINE+1]]:12: note: this loop runs a training step: 'backward' is called here
+      loss.backward();
+      optim.step();
+    }
+    return canvas;
+  }
+  torch::nn::Conv2d conv;
+};
+TORCH_MODULE(Canvas);
+
+void multiscale(Canvas &model, torch::Device device) {
+  model->to(device);
+  torch::Tensor canvas = torch::rand({1, 3, 32, 32}, device);
+  for (int scale = 0; scale < 4; ++scale) {
+    model->optimise(canvas);
+    torch::Tensor image = canvas.cpu(); // near miss: once per scale
+    std::cout << image.sizes() << "\n";
+  }
+}

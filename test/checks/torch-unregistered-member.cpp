@@ -196,3 +196,17 @@ struct ModesImpl : torch::nn::Module {
   torch::nn::MaxPool1d pool{nullptr};
   torch::nn::Flatten flat{nullptr};
 };
+
+// Near miss: a Sequential member whose modules are appended to a registered
+// container (d2l's VGG: `network_->extend(*fc_)`) is reached through it.
+struct ExtendedImpl : torch::nn::Module {
+  ExtendedImpl()
+      : fc_(torch::nn::Linear(8, 4), torch::nn::ReLU(),
+            torch::nn::Linear(4, 2)) {
+    network_->extend(*fc_);
+    register_module("network", network_);
+  }
+  torch::Tensor forward(torch::Tensor x) { return network_->forward(x); }
+  torch::nn::Sequential network_;
+  torch::nn::Sequential fc_;
+};
