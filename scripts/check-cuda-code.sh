@@ -6,7 +6,8 @@
 # is compiled with the CUDA macros their CMake files set on a CUDA build
 # (HARNESS_HAS_CUDA, HARNESS_HAS_CUDA_KERNELS when nvcc compiles the
 # harness's .cu, TORCH_TIDY_PROBE_CUDA); every .cu, for the host and for
-# the device (sm_80). Prints one line per file and fails on the first error.
+# the device (sm_80), two at a time. Prints one line per file; fails if any
+# does not compile.
 # Usage: scripts/check-cuda-code.sh [BUILD_DIR]
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -26,16 +27,32 @@ CXX=(clang++-22 -fsyntax-only -x c++ -isystem "$CUDA/include"
      -DTORCH_TIDY_PROBE_CUDA=1 "${COMMON[@]}")
 CU=(clang++-22 -fsyntax-only -x cuda --cuda-path="$CUDA" --cuda-gpu-arch=sm_80
     "${COMMON[@]}")
-status=0
+# Two files at a time (JOBS): each parse reads the whole CUDA LibTorch. A
+# check that fails leaves a mark in $FAILED.
+JOBS="${JOBS:-2}"
+FAILED=$(mktemp -d)
+trap 'rm -rf "$FAILED"' EXIT
+check() { # LABEL COMMAND...
+  local label=$1
+  shift
+  if "$@"; then echo "check-cuda-code.sh: $label: ok"; else
+    echo "check-cuda-code.sh: $label: does not compile" >&2
+    mktemp "$FAILED/XXXXXX" >/dev/null
+  fi
+}
+throttle() { # wait until fewer than $1 checks run
+  while [ "$(jobs -rp | wc -l)" -ge "$1" ]; do wait -n || true; done
+}
 shopt -s nullglob
 for f in harness/*.cpp harness/scenarios/*.cpp probe/*.cpp; do
-  if "${CXX[@]}" "$f"; then echo "check-cuda-code.sh: $f: ok"; else
-    echo "check-cuda-code.sh: $f: does not compile with CUDA enabled" >&2; status=1; fi
+  throttle "$JOBS"
+  check "$f (with CUDA enabled)" "${CXX[@]}" "$f" &
 done
 for f in harness/*.cu harness/scenarios/*.cu probe/*.cu; do
   for side in --cuda-host-only --cuda-device-only; do
-    if "${CU[@]}" "$side" "$f"; then echo "check-cuda-code.sh: $f ($side): ok"; else
-      echo "check-cuda-code.sh: $f ($side): does not compile" >&2; status=1; fi
+    throttle "$JOBS"
+    check "$f ($side)" "${CU[@]}" "$side" "$f" &
   done
 done
-exit $status
+wait
+[ -z "$(ls -A "$FAILED")" ]
