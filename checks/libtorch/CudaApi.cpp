@@ -431,6 +431,19 @@ bool declaresQualifiedName(ASTContext &Ctx, llvm::StringRef Name) {
   return false;
 }
 
+bool isStreamType(QualType T) {
+  T = T.getNonReferenceType().getCanonicalType();
+  if (const auto *P = T->getAs<PointerType>()) {
+    const auto *RD = P->getPointeeType()->getAsRecordDecl();
+    return RD && RD->getIdentifier() && RD->getName() == "CUstream_st";
+  }
+  const auto *RD = T->getAsCXXRecordDecl();
+  if (!RD || !RD->getIdentifier())
+    return false;
+  std::string Name = RD->getQualifiedNameAsString();
+  return Name == "c10::cuda::CUDAStream" || Name == "c10::Stream";
+}
+
 bool includesLibTorch(ASTContext &Ctx) {
   return declaresQualifiedName(Ctx, "at::Tensor");
 }

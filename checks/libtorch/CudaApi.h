@@ -100,6 +100,10 @@ const Expr *deviceOperandOf(const Expr *E);
 /// torchInternalAssertFail), or a throw.
 bool isCheckFailure(const Stmt *S);
 
+/// True for a CUDA stream held in a variable: c10::cuda::CUDAStream,
+/// c10::Stream, or the runtime's cudaStream_t (a pointer to CUstream_st).
+bool isStreamType(QualType T);
+
 /// True when the translation unit declares at::Tensor: it includes
 /// LibTorch, and its GPU work is an extension's.
 bool includesLibTorch(ASTContext &Ctx);

@@ -2,6 +2,7 @@
 #include "program/HostEvents.h"
 #include "ast/ASTHelpers.h"
 #include "device/DeviceFlow.h"
+#include "libtorch/CudaApi.h"
 #include "libtorch/DeviceRules.h"
 #include "libtorch/HostSync.h"
 #include "libtorch/ProgramCode.h"
@@ -320,10 +321,7 @@ static bool onlyWaits(const Stmt *S, ASTContext &Ctx,
   if (const auto *DS = dyn_cast<DeclStmt>(S))
     return llvm::all_of(DS->decls(), [](const Decl *D) {
       const auto *VD = dyn_cast<VarDecl>(D);
-      std::string Type =
-          VD ? VD->getType().getCanonicalType().getAsString() : "";
-      return StringRef(Type).contains("Stream") ||
-             StringRef(Type).contains("stream");
+      return VD && libtorch::isStreamType(VD->getType());
     });
   const auto *E = dyn_cast<Expr>(S);
   if (!E)
