@@ -2,6 +2,7 @@
 // The rules are DeviceFlow.h's "Sources"; LibTorch's names are in
 // libtorch/DeviceRules.cpp.
 #include "ast/ASTHelpers.h"
+#include "ast/ConstantStrings.h"
 #include "device/CallerDevices.h"
 #include "device/DeviceFlowBuilder.h"
 #include "device/DeviceLiterals.h"
@@ -227,6 +228,10 @@ DeviceFact DeviceFlowBuilder::computeNode(const Expr *E, libtorch::Carrier C) {
                ? DeviceFact{DeviceValue::moduleDevice(), {}, Origin()}
                : DeviceFact::unknown();
   if (const auto *CO = dyn_cast<AbstractConditionalOperator>(E)) {
+    // `mode == "cuda" ? kCUDA : kCPU` with `std::string mode = "cpu";`.
+    if (std::optional<bool> Taken =
+            ast::constantStringComparison(CO->getCond()))
+      return get(*Taken ? CO->getTrueExpr() : CO->getFalseExpr());
     DeviceFact T = get(CO->getTrueExpr()), F = get(CO->getFalseExpr());
     bool Negated = false;
     if (libtorch::isCudaAvailabilityTest(CO->getCond(), Negated)) {
@@ -251,23 +256,6 @@ DeviceFact DeviceFlowBuilder::computeNode(const Expr *E, libtorch::Carrier C) {
   return DeviceFact::unknown();
 }
 
-/// The string literal inside \p E (a std::string built from one), or null.
-static const StringLiteral *stringLiteralIn(const Expr *E, int Depth = 0) {
-  if (!E || Depth > 6)
-    return nullptr;
-  E = ast::stripImplicit(E);
-  if (const auto *SL = dyn_cast<StringLiteral>(E))
-    return SL;
-  if (const auto *B = dyn_cast<CXXBindTemporaryExpr>(E))
-    return stringLiteralIn(B->getSubExpr(), Depth + 1);
-  if (const auto *M = dyn_cast<MaterializeTemporaryExpr>(E))
-    return stringLiteralIn(M->getSubExpr(), Depth + 1);
-  if (const auto *CE = dyn_cast<CXXConstructExpr>(E))
-    if (CE->getNumArgs() >= 1)
-      return stringLiteralIn(CE->getArg(0), Depth + 1);
-  return nullptr;
-}
-
 DeviceFact DeviceFlowBuilder::constructFact(const CXXConstructExpr *CE,
                                             libtorch::Carrier C) {
   const unsigned N = CE->getNumArgs();
@@ -289,9 +277,8 @@ DeviceFact DeviceFlowBuilder::constructFact(const CXXConstructExpr *CE,
                                      F.Device.ifAvailable());
       return F;
     }
-    if (const StringLiteral *SL = stringLiteralIn(Arg0))
-      if (SL->getCharByteWidth() == 1)
-        return {parseDeviceString(SL->getString()), {}, Origin()};
+    if (std::optional<StringRef> Name = ast::constantString(Arg0))
+      return {parseDeviceString(*Name), {}, Origin()};
     return DeviceFact::unknown();
   }
   case libtorch::Carrier::Options:

@@ -347,3 +347,52 @@ void simulate(Net &net, TreeNode &node, bool add_noise) {
     node.expand(prior, 10);
   }
 }
+
+// A device picked by comparing a string the program fixes: `mode` is "cpu"
+// and only read, so the program runs on the CPU. Near misses: `mode` set to
+// "cuda", or changed after its declaration.
+void fixedMode(Net &net) {
+  std::string mode = "cpu";
+  torch::Device device = (mode == "cuda") ? torch::kCUDA : torch::kCPU;
+  net->to(device);
+  for (int s = 0; s < 100; ++s) {
+    auto out = net->forward(torch::rand({1, 784}, device));
+    float best = out.max().item<float>(); // near miss: on the CPU
+    std::cout << best << "\n";
+  }
+}
+void fixedCpuName(Net &net) {
+  std::string name = "cpu";
+  torch::Device device(name);
+  net->to(device);
+  for (int s = 0; s < 100; ++s) {
+    auto out = net->forward(torch::rand({1, 784}, device));
+    std::cout << out.max().item<float>() << "\n"; // near miss: on the CPU
+  }
+}
+void fixedCudaMode(Net &net) {
+  const std::string mode = "cuda";
+  torch::Device device(mode);
+  net->to(device);
+  for (int s = 0; s < 100; ++s) {
+    auto out = net->forward(torch::rand({1, 784}, device));
+    float best = out.max().item<float>();
+    // CHECK-MESSAGES: :[[@LINE-1]]:28: warning: 'Tensor::item' makes the host wait for the device on every iteration of this inference loop
+    // CHECK-MESSAGES: :[[@LINE-3]]:21: note: this loop runs the model: 'forward' is called here
+    std::cout << best << "\n";
+  }
+}
+void changedMode(Net &net, int argc) {
+  std::string mode = "cpu";
+  if (argc > 1)
+    mode = "cuda";
+  torch::Device device = (mode == "cuda") ? torch::kCUDA : torch::kCPU;
+  net->to(device);
+  for (int s = 0; s < 100; ++s) {
+    auto out = net->forward(torch::rand({1, 784}, device));
+    float best = out.max().item<float>();
+    // CHECK-MESSAGES: :[[@LINE-1]]:28: warning: 'Tensor::item' makes the host wait for the device on every iteration of this inference loop
+    // CHECK-MESSAGES: :[[@LINE-3]]:21: note: this loop runs the model: 'forward' is called here
+    std::cout << best << "\n";
+  }
+}
