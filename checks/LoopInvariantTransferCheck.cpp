@@ -77,6 +77,21 @@ struct ChangedVariables {
                               MC->getMethodDecl()->getName());
   }
 
+  /// `memcpy(x.data_ptr<float>(), src, n)`: a writable view of a tensor's
+  /// memory (`data_ptr`, `mutable_data_ptr`, `accessor`, ...) lets the host
+  /// refill it in place.
+  static bool writableData(const CXXMemberCallExpr *MC) {
+    StringRef Name = MC->getMethodDecl()->getName();
+    if (!libtorch::isTensorType(MC->getImplicitObjectArgument()->getType()) ||
+        !llvm::is_contained({"data_ptr", "mutable_data_ptr", "accessor",
+                             "packed_accessor32", "packed_accessor64",
+                             "generic_packed_accessor"},
+                            Name))
+      return false;
+    QualType T = MC->getType();
+    return !T->isPointerType() || !T->getPointeeType().isConstQualified();
+  }
+
   void visit(const Stmt *S) {
     if (!S)
       return;
@@ -99,7 +114,7 @@ struct ChangedVariables {
       const CXXMethodDecl *MD = MC->getMethodDecl();
       if (MD && MD->getIdentifier() &&
           (MD->getName().ends_with("_") || MD->getName() == "set_data" ||
-           changesSequence(MC)))
+           changesSequence(MC) || writableData(MC)))
         mark(MC->getImplicitObjectArgument());
       arguments(MD, ArrayRef(MC->getArgs(), MC->getNumArgs()));
     } else if (const auto *Call = dyn_cast<CallExpr>(S)) {

@@ -453,6 +453,12 @@ SETS = collections.OrderedDict([
                             "evaluation-heldout18.md")),
     ("training-heldout19", ("training-heldout19", "eval-heldout19",
                             "evaluation-heldout19.md")),
+    ("training-heldout20", ("training-heldout20", "eval-heldout20",
+                            "evaluation-heldout20.md")),
+    ("training-heldout21", ("training-heldout21", "eval-heldout21",
+                            "evaluation-heldout21.md")),
+    ("training-heldout22", ("training-heldout22", "eval-heldout22",
+                            "evaluation-heldout22.md")),
     ("training-koba", ("training-koba", "eval-koba", "evaluation-koba.md")),
     # Not labelled: large extension projects for the cold-run benchmark
     # (bench/codebase.sh --extensions), written with --database-only.

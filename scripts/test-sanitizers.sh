@@ -27,7 +27,9 @@ if [ $# -eq 0 ]; then
     build-san/test/checks/torch-sync-in-loop-caller-devices.cpp \
     build-san/test/checks/cuda-device-code.cu
   for name in $(python3 -c 'import json; print(" ".join(c["name"] for c in json.load(open("checks/checks.json"))["checks"]))'); do
-    set -- "$@" "build-san/test/checks/$name.cpp"
+    test=test/checks/$name.cpp
+    [ -e "$test" ] || test=test/checks/$name.cu
+    set -- "$@" "build-san/$test"
   done
 fi
 "$LIT" -sv "$@"

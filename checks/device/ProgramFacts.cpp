@@ -156,6 +156,11 @@ std::string ProgramFacts::stepFunctionFact(llvm::StringRef Fn) {
   return ("M\t" + Fn + "\n").str();
 }
 
+std::string ProgramFacts::callsOnEachRunFact(llvm::StringRef Fn,
+                                             llvm::StringRef Callee) {
+  return ("F\t" + Fn + "\t" + Callee + "\n").str();
+}
+
 std::string ProgramFacts::loopCallsFact(llvm::ArrayRef<std::string> Fns) {
   return "O\t" + llvm::join(Fns, "\t") + "\n";
 }
@@ -202,14 +207,31 @@ bool ProgramFacts::cpuOnlyProgram(llvm::StringRef Check, llvm::StringRef File,
 }
 
 bool ProgramFacts::runsPerStep(const std::string &Fn) const {
-  if (PerStep.count(Fn))
-    return true;
-  auto It = LoopsCalling.find(Fn);
-  return It != LoopsCalling.end() && llvm::any_of(It->second, [&](size_t Loop) {
-           return llvm::any_of(LoopCalls[Loop], [&](const std::string &Callee) {
-             return StepFunctions.count(Callee) != 0;
+  auto CalledPerStep = [&](const std::string &F) {
+    if (PerStep.count(F))
+      return true;
+    auto It = LoopsCalling.find(F);
+    return It != LoopsCalling.end() &&
+           llvm::any_of(It->second, [&](size_t Loop) {
+             return llvm::any_of(LoopCalls[Loop], [&](const std::string &C) {
+               return StepFunctions.count(C) != 0;
+             });
            });
-         });
+  };
+  // Or called on each run of a function that runs once per step (F lines).
+  llvm::SmallVector<const std::string *, 8> Work{&Fn};
+  std::set<std::string> Seen{Fn};
+  while (!Work.empty()) {
+    const std::string &F = *Work.pop_back_val();
+    if (CalledPerStep(F))
+      return true;
+    auto It = CalledOnEachRunBy.find(F);
+    if (It != CalledOnEachRunBy.end())
+      for (const std::string &Caller : It->second)
+        if (Seen.insert(Caller).second)
+          Work.push_back(&Caller);
+  }
+  return false;
 }
 
 bool ProgramFacts::perStepNowhere(llvm::StringRef File, unsigned Offset) const {
@@ -259,6 +281,8 @@ void ProgramFacts::add(llvm::StringRef Text) {
       GpuNeeds[{F[1].str(), F[2].str(), N}] = Units.size() - 1;
     else if (F[0] == "M" && F.size() >= 2)
       StepFunctions[Rest(1)] = true;
+    else if (F[0] == "F" && F.size() == 3)
+      CalledOnEachRunBy[F[2].str()].push_back(F[1].str());
     else if (F[0] == "O" && F.size() >= 2) {
       std::vector<std::string> Fns(F.begin() + 1, F.end());
       for (const std::string &Fn : Fns)

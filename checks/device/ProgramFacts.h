@@ -78,6 +78,10 @@
 //                             device: it stands only if a unit of its
 //                             program names a GPU, or none defines main()
 //                             (a library's callers are elsewhere)
+//   F <fn> <callee>           <fn>'s body calls <callee> (a function of the
+//                             program) on every run, outside its loops and
+//                             branches: when <fn> runs once per step, so
+//                             does <callee>
 //   Q <file> <offset> <fn>    the finding at <offset>, made as if <fn> ran
 //                             once per step, stands only if a unit says so
 //                             (an S line, or an O line made hot by an M
@@ -139,6 +143,8 @@ public:
                                     unsigned End);
   static std::string perStepFact(llvm::StringRef Fn);
   static std::string stepFunctionFact(llvm::StringRef Fn);
+  static std::string callsOnEachRunFact(llvm::StringRef Fn,
+                                        llvm::StringRef Callee);
   static std::string programFact(llvm::StringRef What);
   static std::string gpuNeedFact(llvm::StringRef Check, llvm::StringRef File,
                                  unsigned Offset);
@@ -212,6 +218,8 @@ private:
       LauncherNeeds;                         ///< N lines
   std::map<std::string, bool> PerStep;       ///< S lines
   std::map<std::string, bool> StepFunctions; ///< M lines
+  /// F lines: a function -> the functions that call it on each of their runs.
+  std::map<std::string, std::vector<std::string>> CalledOnEachRunBy;
   /// P lines, per unit (one add() each), and the units each function ties.
   struct UnitRole {
     bool Main = false, Gpu = false;
@@ -231,7 +239,7 @@ private:
   std::map<std::pair<std::string, unsigned>, std::vector<std::string>>
       StepLoopNeeds; ///< T lines
   /// True when a unit calls \p Fn once per step: an S line, or an O line
-  /// with an M line's function in it.
+  /// with an M line's function in it, or an F line from such a function.
   bool runsPerStep(const std::string &Fn) const;
   /// True when every value that reaches \p Value is "guarded" or "cuda",
   /// and one does; a function no unit calls proves nothing.

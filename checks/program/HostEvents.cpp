@@ -353,9 +353,32 @@ static void allWorkWaitsIn(const Stmt *S, ASTContext &Ctx,
     allWorkWaitsIn(Child, Ctx, Out);
 }
 
+/// True when \p S holds a loop (lambdas left out).
+static bool containsLoop(const Stmt *S) {
+  if (!S || isa<LambdaExpr>(S))
+    return false;
+  return ast::isLoop(S) || llvm::any_of(S->children(), containsLoop);
+}
+
+/// True when a statement that reads a clock comes before (\p Forward false)
+/// or after \p It in its block, with only straight-line statements (no
+/// loop) between: `begin = now(); cudaEventCreate(&e); for (...) {...}
+/// drain(); end = now();`.
+static bool clockReadBeside(llvm::ArrayRef<Stmt *> Body,
+                            llvm::ArrayRef<Stmt *>::iterator It, bool Forward) {
+  while (Forward ? std::next(It) != Body.end() : It != Body.begin()) {
+    It = Forward ? std::next(It) : std::prev(It);
+    if (readsClock(*It))
+      return true;
+    if (containsLoop(*It))
+      return false;
+  }
+  return false;
+}
+
 void collectTimingWaits(const CompoundStmt *Block, ASTContext &Ctx,
                         llvm::SmallPtrSetImpl<const Expr *> &Out) {
-  auto Body = Block->body();
+  llvm::ArrayRef<Stmt *> Body(Block->body_begin(), Block->body_end());
   for (auto It = Body.begin(); It != Body.end(); ++It) {
     bool NextToClock =
         (It != Body.begin() && readsClock(*std::prev(It))) ||
@@ -365,12 +388,13 @@ void collectTimingWaits(const CompoundStmt *Block, ASTContext &Ctx,
     if (NextToClock && !isa<NullStmt>(*It) && onlyWaits(*It, Ctx, Waits))
       Out.insert(Waits.begin(), Waits.end());
     // A timed loop: `begin = now(); for (...) { run(); sync(); } end = now();`
-    // (a `do` is left out: `do { ... } while (0)` is a macro's block).
+    // with only straight-line code between the clocks and the loop (a `do`
+    // is left out: `do { ... } while (0)` is a macro's block).
     const auto *Timed =
         isa<DoStmt>(*It) ? nullptr
                          : dyn_cast_or_null<CompoundStmt>(ast::loopBody(*It));
-    if (Timed && It != Body.begin() && readsClock(*std::prev(It)) &&
-        std::next(It) != Body.end() && readsClock(*std::next(It)))
+    if (Timed && clockReadBeside(Body, It, /*Forward=*/false) &&
+        clockReadBeside(Body, It, /*Forward=*/true))
       allWorkWaitsIn(Timed, Ctx, Out); // also in C10_CUDA_CHECK(...)
   }
 }

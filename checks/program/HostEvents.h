@@ -93,8 +93,9 @@ bool readsClock(const Stmt *S);
 /// statement being the wait itself or an `if` whose
 /// branches hold nothing but such waits
 /// (`if (!device.is_cpu()) torch::cuda::synchronize();`), and such waits
-/// among the statements of a loop that sits between two clock reads (a
-/// latency benchmark that waits for each sample). They make a measured
+/// among the statements of a loop that sits between two clock reads, with
+/// only straight-line code between them and the loop (a latency benchmark
+/// that waits for each sample). They make a measured
 /// interval right: torch-unsynchronized-timing asks for them and
 /// torch-sync-in-loop leaves them alone.
 void collectTimingWaits(const CompoundStmt *Block, ASTContext &Ctx,

@@ -662,6 +662,28 @@ static void collectOpenLoops(const Stmt *S, std::set<std::string> &Lines) {
     collectOpenLoops(Child, Lines);
 }
 
+/// The functions of the program, callable from other files, that \p S
+/// calls on each of its runs: outside loops, lambdas and the branches of an
+/// `if`, `switch` or `?:` (a wrapper's `read(frame); runInference(frame);`).
+static void collectCallsOnEachRun(const Stmt *S,
+                                  std::set<const FunctionDecl *> &Out) {
+  if (!S || ast::isLoop(S) || isa<LambdaExpr>(S))
+    return;
+  if (const auto *If = dyn_cast<IfStmt>(S)) {
+    collectCallsOnEachRun(If->getInit(), Out);
+    collectCallsOnEachRun(If->getCond(), Out);
+    return;
+  }
+  if (isa<SwitchStmt, AbstractConditionalOperator>(S))
+    return;
+  if (const auto *Call = dyn_cast<CallExpr>(S))
+    if (const FunctionDecl *FD = Call->getDirectCallee();
+        FD && callableFromOtherFiles(FD))
+      Out.insert(FD->getCanonicalDecl());
+  for (const Stmt *Child : S->children())
+    collectCallsOnEachRun(Child, Out);
+}
+
 std::string perStepFacts(ASTContext &Ctx) {
   ensureBuilt(Ctx);
   std::set<std::string> Lines;
@@ -671,6 +693,13 @@ std::string perStepFacts(ASTContext &Ctx) {
     collectOpenLoops(Fn->getBody(), Lines);
     if (!callableFromOtherFiles(Fn))
       continue;
+    std::set<const FunctionDecl *> Callees;
+    collectCallsOnEachRun(Fn->getBody(), Callees);
+    for (const FunctionDecl *Callee : Callees)
+      if (Callee != Fn->getCanonicalDecl())
+        for (const std::string &Key : device::functionKeysOfCalls(Fn))
+          Lines.insert(device::ProgramFacts::callsOnEachRunFact(
+              Key, device::functionKey(Callee)));
     const auto &Markers = helperMarkers(Fn, 2);
     if (llvm::any_of(Markers, [](const HotMarker &M) { return bool(M); }))
       for (const std::string &Key : device::functionKeysOfCalls(Fn))
