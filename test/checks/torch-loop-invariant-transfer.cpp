@@ -9,6 +9,8 @@
 // tensors already on the target device, module->to, loops that are not hot,
 // transfers on some iterations only.
 #include <torch/torch.h>
+#include <algorithm>
+#include <cstring>
 #include <vector>
 
 struct NetImpl : torch::nn::Module {
@@ -106,6 +108,17 @@ void nearMisses(Net net, torch::optim::SGD &opt, torch::Device device,
   // Not a hot loop: no step, forward or backward.
   for (int i = 0; i < 3; ++i)
     inputs.push_back(x.to(device));
+}
+
+// A host staging buffer refilled through its data pointer on every step.
+void refilled(Net net, torch::Device device, const std::vector<float> &src) {
+  auto staging = torch::zeros({4});
+  auto pinned = torch::zeros({4});
+  for (int i = 0; i < 3; ++i) {
+    std::memcpy(staging.data_ptr<float>(), src.data(), 4 * sizeof(float));
+    std::copy(src.begin(), src.begin() + 4, pinned.data_ptr<float>());
+    net->forward(staging.to(device) + pinned.to(device));
+  }
 }
 
 void movedAway(Net net, torch::Device device, torch::Tensor x) {
