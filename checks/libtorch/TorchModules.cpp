@@ -20,6 +20,22 @@ bool isForwardableModuleClass(const CXXRecordDecl *RD) {
          isOrDerivesFrom(RD, "torch::jit::Module");
 }
 
+bool placesModuleOn(const Stmt *Body, const ValueDecl *Device) {
+  if (!Body || !Device)
+    return false;
+  if (const auto *MC = dyn_cast<CXXMemberCallExpr>(Body))
+    if (const CXXMethodDecl *MD = MC->getMethodDecl();
+        MD && MD->getIdentifier() && MD->getName() == "to" &&
+        isForwardableModuleClass(MD->getParent()) &&
+        llvm::any_of(MC->arguments(), [&](const Expr *A) {
+          return ast::namesDecl(ast::stripCopiesAndConversions(A), Device);
+        }))
+      return true;
+  return llvm::any_of(Body->children(), [&](const Stmt *Child) {
+    return placesModuleOn(Child, Device);
+  });
+}
+
 static void inputTensorsIn(const Stmt *S, bool FollowLocals,
                            llvm::SmallVectorImpl<const Expr *> &Out);
 

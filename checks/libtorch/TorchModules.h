@@ -31,6 +31,10 @@ bool isModuleClass(const CXXRecordDecl *RD);
 /// torch::jit::Module.
 bool isForwardableModuleClass(const CXXRecordDecl *RD);
 
+/// True when \p Body moves a module to \p Device (`model->to(device)`,
+/// `module.to(device)`): where the function computes.
+bool placesModuleOn(const Stmt *Body, const ValueDecl *Device);
+
 /// The tensors a module's `forward` is given in \p Arg: those written in it
 /// (`forward({image, mask})`) and, when \p Arg names a local
 /// `std::vector<IValue>`, those pushed into it with push_back or

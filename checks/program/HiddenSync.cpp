@@ -3,6 +3,7 @@
 #include "ast/ASTHelpers.h"
 #include "device/DeviceFlow.h"
 #include "libtorch/HostSync.h"
+#include "libtorch/TorchModules.h"
 #include "libtorch/TorchTypes.h"
 #include "program/HotLoops.h"
 #include "clang/AST/DeclCXX.h"
@@ -70,13 +71,25 @@ HiddenWait hiddenSync(const FunctionDecl *FD, ASTContext &Ctx) {
 
 void clearHiddenSyncCache() { HiddenSyncCache.clear(); }
 
+/// `x.to(device)` toward the device \p Fn places its model on: where the
+/// function computes. When that is the CPU (`device` is kCPU on every
+/// path), the copy moves nothing off a GPU.
+static bool towardModelDevice(const CallExpr *Call, const FunctionDecl *Fn) {
+  if (!Fn || !Fn->getBody())
+    return false;
+  return llvm::any_of(Call->arguments(), [&](const Expr *A) {
+    const auto *Ref = dyn_cast<DeclRefExpr>(ast::stripCopiesAndConversions(A));
+    return Ref && libtorch::placesModuleOn(Fn->getBody(), Ref->getDecl());
+  });
+}
+
 const libtorch::SyncOperation *syncOperationIn(const CallExpr *Call,
                                                bool ResultUsed,
                                                const FunctionDecl *Fn,
                                                ASTContext &Ctx) {
   if (const libtorch::SyncOperation *Op =
           libtorch::syncOperationOf(Call, ResultUsed, Ctx))
-    return Op;
+    return Op->Option == "to" && towardModelDevice(Call, Fn) ? nullptr : Op;
   const auto *MC = dyn_cast<CXXMemberCallExpr>(Call);
   const CXXMethodDecl *MD = MC ? MC->getMethodDecl() : nullptr;
   // A discarded copy is torch-discarded-to's, and waits for nothing here.
@@ -84,7 +97,10 @@ const libtorch::SyncOperation *syncOperationIn(const CallExpr *Call,
       MD->getName() != "to" || !libtorch::isTensorRecord(MD->getParent()) ||
       libtorch::isNonBlocking(Call, Ctx) || Fn->isDependentContext())
     return nullptr;
-  if (!device::DeviceFlow::getForCallers(Fn, Ctx).conversionTarget(MC).isCPU())
+  if (!device::DeviceFlow::getForCallers(Fn, Ctx)
+           .conversionTarget(MC)
+           .isCPU() ||
+      towardModelDevice(Call, Fn))
     return nullptr;
   return libtorch::syncOperationByOption("to");
 }

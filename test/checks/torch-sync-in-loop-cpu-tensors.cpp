@@ -396,3 +396,22 @@ void changedMode(Net &net, int argc) {
     std::cout << best << "\n";
   }
 }
+
+// A function whose model is placed on `device`, the CPU on every path:
+// `.to(device)` is where it computes, and copies nothing off a GPU (near
+// misses, also of tensors whose device the analysis does not know).
+void cpuTrainer(std::vector<torch::Tensor> features) {
+  torch::Device device(torch::kCPU);
+  if (!torch::cuda::is_available())
+    device = torch::Device(torch::kCPU);
+  Net net;
+  net->to(device);
+  torch::optim::SGD opt(net->parameters(), 0.1);
+  for (auto &feat : features) {
+    auto emb = net->forward(feat.to(device)).to(device); // near misses
+    auto loss = emb.sum().to(device);                    // near miss
+    opt.zero_grad();
+    loss.backward();
+    opt.step();
+  }
+}
