@@ -146,14 +146,14 @@ static bool keepsDevice(const CXXMemberCallExpr *MC) {
 }
 
 /// True for a free function that returns a tensor on its first argument's
-/// device, with that argument's shape (`torch::triu(x, 1)`).
+/// device (`torch::triu(x, 1)`, a draw `torch::multinomial(probs, 1)`).
 static bool keepsDevice(const CallExpr *Call) {
   const FunctionDecl *FD = Call->getDirectCallee();
   return FD && FD->getIdentifier() && Call->getNumArgs() > 0 &&
          libtorch::isLibTorchDecl(FD) &&
          llvm::is_contained({"triu", "tril", "flip", "roll", "clone",
                              "contiguous", "transpose", "unsqueeze", "squeeze",
-                             "reshape"},
+                             "reshape", "multinomial", "bernoulli"},
                             FD->getName());
 }
 

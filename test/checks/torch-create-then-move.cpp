@@ -199,6 +199,17 @@ torch::Tensor twoStatements(bool gpu, int64_t n) {
   return x + y;
 }
 
+// A draw from a factory's tensor is on the factory's device: create the
+// probabilities there (a language model's first token).
+torch::Tensor firstToken(int64_t vocab, torch::Device device) {
+  torch::Tensor probability = torch::ones(vocab);
+  torch::Tensor token =
+      torch::multinomial(probability, 1).unsqueeze(0).to(device);
+  // CHECK-MESSAGES: :[[@LINE-1]]:55: warning: 'torch::ones' allocates and fills this tensor on the CPU, then 'to' copies it to 'device'
+  // CHECK-MESSAGES: :[[@LINE-4]]:31: note: the tensor is created here
+  return token;
+}
+
 // A member of *this, set in one statement and moved in the next; not when
 // another method moves it.
 struct Buffers {
