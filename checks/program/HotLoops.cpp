@@ -39,7 +39,7 @@ std::string HotMarker::loopName() const {
   case HotMarkerKind::InForward:
   case HotMarkerKind::CalledPerStep:
     if (Body)
-      return "the training loop that calls '" + Name + "' in another file";
+      return "the step loop of another file that runs '" + Name + "'";
     return "this loop in '" + Name + "'";
   case HotMarkerKind::PerElement:
     return Name.empty() ? "this loop over a tensor's elements"
@@ -80,7 +80,7 @@ std::string HotMarker::describe() const {
     return "'" + Name + "' runs on every call of the module";
   case HotMarkerKind::CalledPerStep:
     if (Elsewhere)
-      return "'" + Name + "' is called once per step in another file";
+      return "'" + Name + "' runs once per step of a loop in another file";
     return "'" + Name + "' is called here " + Why;
   case HotMarkerKind::PerElement:
     return "this loop runs once per element of " +
