@@ -262,7 +262,8 @@ static bool runsOnceIn(const Stmt *S, const Expr *Move) {
 ///     alone or under an `if`, in the next statement; `x` is a local or a
 ///     member of `*this`;
 ///   - for a local that the conversion's statement reads last
-///     (`return x.to(device);`, `auto y = x.to(device);`), its declaration
+///     (`return x.to(device);`, `auto y = x.to(device);`, also when a later
+///     statement overwrites x before reading it), its declaration
 ///     may sit further up: statements between may reshape it (`x =
 ///     x.unsqueeze(0);`) or not name it.
 /// True if \p S calls a function of the program's (which may change any
@@ -367,6 +368,45 @@ static const CallExpr *factoryBefore(const CXXMemberCallExpr *Move,
     }
     return nullptr;
   };
+  // Whether V's value is read again after the move: the first mention of V
+  // that \p S makes, in the order it runs, reads it (true), overwrites it
+  // (`V = <E without V>`: false), or there is none (nullopt). A branch that
+  // names V counts as a read.
+  std::function<std::optional<bool>(const Stmt *)> ReadsFirst =
+      [&](const Stmt *S) -> std::optional<bool> {
+    if (!S || !Names(S))
+      return std::nullopt;
+    if (const Expr *Value = AssignedTo(S); Value && !Names(Value))
+      return false;
+    if (isa<IfStmt, SwitchStmt, AbstractConditionalOperator, LambdaExpr>(S) ||
+        (isa<BinaryOperator>(S) && cast<BinaryOperator>(S)->isLogicalOp()))
+      return true;
+    if (const auto *Ref = dyn_cast<DeclRefExpr>(S))
+      return Ref->getDecl() == V ? std::optional<bool>(true) : std::nullopt;
+    if (const auto *For = dyn_cast<ForStmt>(S)) {
+      for (const Stmt *Part :
+           {For->getInit(), static_cast<const Stmt *>(For->getCond()),
+            For->getBody(), static_cast<const Stmt *>(For->getInc())})
+        if (std::optional<bool> R = ReadsFirst(Part))
+          return R;
+      return std::nullopt;
+    }
+    if (isa<DoStmt>(S))
+      return true;
+    for (const Stmt *Child : S->children())
+      if (std::optional<bool> R = ReadsFirst(Child))
+        return R;
+    return true; // a mention not reached above (a member access of this)
+  };
+  // True when nothing after \p It in \p CS reads V's value before
+  // overwriting it.
+  auto ReadLast = [&](const CompoundStmt *CS,
+                      CompoundStmt::const_body_iterator It) {
+    for (auto Next = std::next(It); Next != CS->body_end(); ++Next)
+      if (std::optional<bool> R = ReadsFirst(*Next))
+        return !*R;
+    return true;
+  };
   const CallExpr *Found = nullptr;
   std::function<void(const Stmt *)> Search = [&](const Stmt *S) {
     if (!S || Found || isa<LambdaExpr>(S))
@@ -378,8 +418,7 @@ static const CallExpr *factoryBefore(const CXXMemberCallExpr *Move,
           return;
         }
         if (Local && runsOnceIn(*It, Move) &&
-            (isa<ReturnStmt>(*It) ||
-             std::none_of(std::next(It), CS->body_end(), Names))) {
+            (isa<ReturnStmt>(*It) || ReadLast(CS, It))) {
           Found = FactoryAbove(CS, It, /*Far=*/true);
           return;
         }

@@ -275,6 +275,33 @@ struct Decoder {
     auto moved = ramp.to(device);
     return moved + ramp.sum();
   }
+  // Overwritten after the move before any read, in a loop: a positive.
+  // Read in a branch, or read before it is overwritten: near misses.
+  torch::Tensor overwrittenAfter(torch::Device device, int64_t n) {
+    torch::Tensor probs = torch::ones(n);
+    torch::Tensor token = torch::multinomial(probs, 1).to(device);
+    // CHECK-MESSAGES: :[[@LINE-1]]:56: warning: 'torch::ones' allocates
+    // CHECK-MESSAGES: :[[@LINE-3]]:27: note: the tensor is created here
+    for (int i = 0; i < 3; ++i) {
+      probs = token.exp();
+      token = probs.multinomial(1);
+    }
+    return token;
+  }
+  torch::Tensor readInBranch(torch::Device device, int64_t n, bool twice) {
+    torch::Tensor probs = torch::ones(n);
+    torch::Tensor token = torch::multinomial(probs, 1).to(device);
+    if (twice)
+      token = token + probs.sum();
+    probs = token.exp();
+    return probs;
+  }
+  torch::Tensor readBeforeOverwrite(torch::Device device, int64_t n) {
+    torch::Tensor probs = torch::ones(n);
+    torch::Tensor token = torch::multinomial(probs, 1).to(device);
+    probs = probs * 2;
+    return token + probs.sum();
+  }
   torch::Tensor filledOnCPU(torch::Device device, int64_t n) {
     auto host = torch::zeros({n}, torch::device(torch::kCPU));
     auto acc = host.accessor<float, 1>();
