@@ -1,6 +1,7 @@
 //===- DeviceFlow.cpp - where each tensor lives, at each program point ---===//
 #include "ast/ASTHelpers.h"
 #include "device/DeviceFlowBuilder.h"
+#include "libtorch/TorchModules.h"
 #include "libtorch/TorchTypes.h"
 #include "clang/AST/RecursiveASTVisitor.h"
 #include "clang/AST/StmtCXX.h"
@@ -549,9 +550,15 @@ void DeviceFlowBuilder::escape(const CallExpr *Call) {
     }
     // A module escapes when it is handed over itself, not when a value
     // read from it is (`clip(model->parameters())` cannot move it).
-    bool Escapes = AddressOf ||
-                   (C == libtorch::Carrier::Module &&
-                    cachedCarrier(Arg->getType()) == libtorch::Carrier::Module);
+    // A function of the program that only calls the module's members
+    // (`train(model, loader)`: model.train(), model.forward(x)) keeps it.
+    const bool WholeModule =
+        C == libtorch::Carrier::Module &&
+        cachedCarrier(Arg->getType()) == libtorch::Carrier::Module;
+    if (WholeModule && !AddressOf && I >= Offset &&
+        !libtorch::mayMoveModuleParameter(FD, I - Offset))
+      continue;
+    bool Escapes = AddressOf || WholeModule;
     if (!Escapes && I >= Offset && I - Offset < FD->getNumParams()) {
       QualType P = FD->getParamDecl(I - Offset)->getType();
       Escapes = P->isLValueReferenceType() &&

@@ -20,6 +20,41 @@ bool isForwardableModuleClass(const CXXRecordDecl *RD) {
          isOrDerivesFrom(RD, "torch::jit::Module");
 }
 
+/// Whether a use of \p P in \p S may move the module: anything but a call
+/// of one of its members that leaves the module where it is.
+static bool usesMayMove(const Stmt *S, const ParmVarDecl *P) {
+  if (!S)
+    return false;
+  if (const auto *MC = dyn_cast<CXXMemberCallExpr>(S)) {
+    const Expr *Object = ast::stripImplicit(MC->getImplicitObjectArgument());
+    // `model->f()` on a holder: the object is `model.operator->()`.
+    if (const auto *Arrow = dyn_cast<CXXOperatorCallExpr>(Object);
+        Arrow && Arrow->getOperator() == OO_Arrow)
+      Object = ast::stripImplicit(Arrow->getArg(0));
+    const CXXMethodDecl *MD = MC->getMethodDecl();
+    if (ast::namesDecl(Object, P) && MD && MD->getIdentifier() &&
+        !llvm::is_contained(
+            {"to", "cuda", "cpu", "apply", "load", "to_empty", "reset", "swap"},
+            MD->getName()))
+      return llvm::any_of(MC->arguments(),
+                          [&](const Expr *A) { return usesMayMove(A, P); });
+  }
+  if (const auto *Ref = dyn_cast<DeclRefExpr>(S))
+    return Ref->getDecl() == P;
+  return llvm::any_of(S->children(),
+                      [&](const Stmt *C) { return usesMayMove(C, P); });
+}
+
+bool mayMoveModuleParameter(const FunctionDecl *Callee, unsigned Param) {
+  const FunctionDecl *Def = nullptr;
+  if (!Callee || !Callee->hasBody(Def) || Def->isDependentContext() ||
+      isLibraryDecl(Def) || Param >= Def->getNumParams())
+    return true;
+  if (const auto *MD = dyn_cast<CXXMethodDecl>(Def); MD && MD->isVirtual())
+    return true; // an override elsewhere may
+  return usesMayMove(Def->getBody(), Def->getParamDecl(Param));
+}
+
 bool placesModuleOn(const Stmt *Body, const ValueDecl *Device) {
   if (!Body || !Device)
     return false;

@@ -31,6 +31,13 @@ bool isModuleClass(const CXXRecordDecl *RD);
 /// torch::jit::Module.
 bool isForwardableModuleClass(const CXXRecordDecl *RD);
 
+/// False when \p Callee, a function of the program whose body is here,
+/// provably leaves the module it takes as parameter \p Param where it is:
+/// the body only calls members of it other than to/cuda/cpu/apply/load
+/// (`model.train()`, `model->forward(x)`, `model.parameters()`). True
+/// otherwise (it may move it).
+bool mayMoveModuleParameter(const FunctionDecl *Callee, unsigned Param);
+
 /// True when \p Body moves a module to \p Device (`model->to(device)`,
 /// `module.to(device)`): where the function computes.
 bool placesModuleOn(const Stmt *Body, const ValueDecl *Device);

@@ -415,3 +415,35 @@ void cpuTrainer(std::vector<torch::Tensor> features) {
     opt.step();
   }
 }
+
+// A function of the program that takes the model by reference and only
+// calls its members keeps it where it is; one that moves it does not.
+struct PlainNet : torch::nn::Module {
+  PlainNet() : fc(register_module("fc", torch::nn::Linear(784, 10))) {}
+  torch::Tensor forward(torch::Tensor x) { return fc(x); }
+  torch::nn::Linear fc;
+};
+void prepare(PlainNet &model) { model.train(); }
+void toGpu(PlainNet &model) { model.to(torch::kCUDA); }
+void keptOnCPU() {
+  torch::Device device(torch::kCPU);
+  PlainNet model;
+  model.to(device);
+  prepare(model);
+  for (int s = 0; s < 100; ++s) {
+    auto out = model.forward(torch::rand({1, 784}));
+    std::cout << out.max().item<float>() << "\n"; // near miss: on the CPU
+  }
+}
+void movedByHelper() {
+  torch::Device device(torch::kCPU);
+  PlainNet model;
+  model.to(device);
+  toGpu(model);
+  for (int s = 0; s < 100; ++s) {
+    auto out = model.forward(torch::rand({1, 784}).cuda());
+    std::cout << out.max().item<float>() << "\n";
+    // CHECK-MESSAGES: :[[@LINE-1]]:28: warning: 'Tensor::item' makes the host wait for the device on every iteration of this inference loop
+    // CHECK-MESSAGES: :[[@LINE-3]]:22: note: this loop runs the model: 'forward' is called here
+  }
+}
