@@ -375,6 +375,9 @@ def write_markdown(out, repos, report, results, eval_dir, setname, trees):
                               "training-heldout16", "training-heldout17"])
         lines += ["", "## Rounds 19 and 20: labelled blind, then used for tuning",
                   ""] + kept(["training-heldout18", "training-heldout19"])
+        lines += ["", "## Rounds 21 to 23: labelled blind, then used for tuning",
+                  ""] + kept(["training-heldout20", "training-heldout21",
+                              "training-heldout22"])
         lines += ["", "## Rounds 13 and 15: held out, scored with the checks frozen",
                   ""] + kept(["training-heldout12", "training-heldout14"])
         lines += ["", "## The project issue 36 was measured on", ""] + kept(
@@ -459,6 +462,10 @@ SETS = collections.OrderedDict([
                             "evaluation-heldout21.md")),
     ("training-heldout22", ("training-heldout22", "eval-heldout22",
                             "evaluation-heldout22.md")),
+    ("training-heldout23", ("training-heldout23", "eval-heldout23",
+                            "evaluation-heldout23.md")),
+    ("training-heldout24", ("training-heldout24", "eval-heldout24",
+                            "evaluation-heldout24.md")),
     ("training-koba", ("training-koba", "eval-koba", "evaluation-koba.md")),
     # Not labelled: large extension projects for the cold-run benchmark
     # (bench/codebase.sh --extensions), written with --database-only.
@@ -585,6 +592,25 @@ HELDOUT_NOTES = {
         "std::get of a LibTorch op's tuple; set_requires_grad before a "
         "move; members extended into a registered container), so these are "
         "no longer held-out figures; the first run's are in "
+        "bench/eval/README.md.",
+    "training-heldout20":
+        " Labelled and committed before the checks first ran on it. The "
+        "checks were then changed against its first run (a multinomial "
+        "draw from a CPU factory, moved to the device), so these are no "
+        "longer held-out figures; the first run's are in "
+        "bench/eval/README.md.",
+    "training-heldout21":
+        " Labelled and committed before the checks first ran on it. The "
+        "checks were then changed against its first run (a copy toward the "
+        "device the function places its model on, the CPU on every path), "
+        "so these are no longer held-out figures; the first run's are in "
+        "bench/eval/README.md.",
+    "training-heldout22":
+        " Labelled and committed before the checks first ran on it. The "
+        "checks were then changed against its first run (straight-line code "
+        "between a timed loop and its clocks; a buffer refilled through "
+        "data_ptr; a function called on each run of a per-step function), "
+        "so these are no longer held-out figures; the first run's are in "
         "bench/eval/README.md.",
     "training-heldout15":
         " Labelled and committed before the checks first ran on it. The "
