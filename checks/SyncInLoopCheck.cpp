@@ -103,59 +103,6 @@ void SyncInLoopCheck::registerMatchers(MatchFinder *Finder) {
   }
 }
 
-/// The device of the tensor \p Call reads (`.item()`, `.cpu()`,
-/// `.to(kCPU)`, `torch::nonzero(t)`, printing it, ...): on the CPU
-/// (DeviceFlow, or CallerDevices for a tensor from the rest of the program)
-/// they wait for no device. Bottom for a wait for all work (synchronize).
-static device::DeviceValue readDevice(const Expr *Call, const SyncOperation *Op,
-                                      const FunctionDecl *Fn, ASTContext &Ctx) {
-  if (!Fn || !Op || Op->Wait == SyncWait::AllWork)
-    return {};
-  // The tensor read: the index of `x[i]`, else the receiver, else the first
-  // tensor argument that is not an output (`torch::nonzero(t)`,
-  // `std::cout << t`, not the `out` of `nonzero_out(out, t)`).
-  const Expr *Read = nullptr;
-  const auto *Subscript = dyn_cast<CXXOperatorCallExpr>(Call);
-  if (Op->Option == "operator[]" && Subscript && Subscript->getNumArgs() == 2)
-    Read = Subscript->getArg(1); // the index
-  else if (const auto *MC = dyn_cast<CXXMemberCallExpr>(Call))
-    Read = MC->getImplicitObjectArgument();
-  else if (const auto *C = dyn_cast<CallExpr>(Call)) {
-    const FunctionDecl *FD = C->getDirectCallee();
-    const unsigned Offset =
-        isa<CXXOperatorCallExpr>(C) && isa_and_nonnull<CXXMethodDecl>(FD);
-    for (unsigned I = 0; I < C->getNumArgs() && !Read; ++I) {
-      const Expr *A = C->getArg(I);
-      QualType P = FD && I >= Offset && I - Offset < FD->getNumParams()
-                       ? FD->getParamDecl(I - Offset)->getType()
-                       : QualType();
-      bool Output = !P.isNull() && P->isLValueReferenceType() &&
-                    !P.getNonReferenceType().isConstQualified();
-      if (libtorch::isTensorType(A->getType()) && !Output)
-        Read = A;
-    }
-  }
-  if (!Read)
-    return {};
-  // In a template's instantiation too: where a local copy lives
-  // (`delta = delta_dev.to(cpu_device)`) is the same in every one.
-  const device::DeviceFlow &Flow = device::DeviceFlow::getForCallers(Fn, Ctx);
-  device::DeviceFact F = Flow.factOf(Read);
-  // A forward() argument is on the module's device for the device analysis
-  // (a CPU input there is the caller's mismatch); a read of it waits only if
-  // the callers pass a device tensor: caption lengths kept on the CPU for
-  // packing do not. The value is the callers' (CallerDevices.h), which
-  // batch mode answers across files (device::deferToProgram).
-  if (F.From.Kind == device::Origin::ForwardArgument)
-    for (const ParmVarDecl *P : Fn->parameters())
-      if (P->getLocation() == F.From.Loc)
-        return device::inheritsCPU(device::DeviceValue::inherited(P), Ctx)
-                   ? device::DeviceValue::cpu()
-               : device::exportsUnitFacts() ? device::DeviceValue::inherited(P)
-                                            : F.Device;
-  return F.Device;
-}
-
 /// In a template: `t.eq(target).sum().item()`, a chain of calls left
 /// unresolved by a dependent argument, that starts at a torch::Tensor, or
 /// an `item<T>()`. The name of the last call ("item", "cpu"), else "".
@@ -251,19 +198,6 @@ static const CompoundStmt *enclosingBlock(const Stmt *Root,
     if (const CompoundStmt *Found = enclosingBlock(Child, Target))
       return Found;
   return nullptr;
-}
-
-/// True for `if (step % interval == 0)` and other conditions using '%'.
-static bool usesModulo(const Stmt *S) {
-  if (!S || isa<LambdaExpr>(S))
-    return false;
-  if (const auto *BO = dyn_cast<BinaryOperator>(S))
-    if (BO->getOpcode() == BO_Rem)
-      return true;
-  if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(S))
-    if (Op->getOperator() == OO_Percent)
-      return true;
-  return llvm::any_of(S->children(), usesModulo);
 }
 
 /// Reads the statements that run on each iteration of one hot loop, down
@@ -581,7 +515,7 @@ struct SyncInLoopCheck::Walk {
       // turns on (`build_target(boxes, labels, bool debug = false)`).
       bool SkipThen =
           (!Tail && leavesLoop(If->getThen())) ||
-          (Check.AllowInPeriodicGuard && usesModulo(If->getCond())) ||
+          (Check.AllowInPeriodicGuard && ast::usesModulo(If->getCond())) ||
           Flag > 0 || thenOffByDefault(If) || Placement > 0 || OnlyCPU == true;
       bool SkipElse =
           (!Tail && leavesLoop(If->getElse())) ||
@@ -608,7 +542,7 @@ struct SyncInLoopCheck::Walk {
       auto [Subject, Op] = Check.classify(
           E, !Discarded.contains(ast::stripImplicit(E)), Ctx, PatternOnly, Fn);
       bool TimingWait = TimingWaits.contains(ast::stripImplicit(E));
-      device::DeviceValue Read = readDevice(E, Op, Fn, Ctx);
+      device::DeviceValue Read = program::readDevice(E, Op, Fn, Ctx);
       bool ReadsCPU = Read.isCPU() || device::inheritsCPU(Read, Ctx);
       if (!Subject.empty() && !ReadsCPU && !TimingWait) {
         Check.report(E, Subject, Op, Marker, Ctx.getSourceManager(), nullptr,

@@ -269,4 +269,16 @@ bool isArithmeticCompoundAssignment(OverloadedOperatorKind K) {
   }
 }
 
+bool usesModulo(const Stmt *S) {
+  if (!S || isa<LambdaExpr>(S))
+    return false;
+  if (const auto *BO = dyn_cast<BinaryOperator>(S))
+    if (BO->getOpcode() == BO_Rem)
+      return true;
+  if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(S))
+    if (Op->getOperator() == OO_Percent)
+      return true;
+  return llvm::any_of(S->children(), usesModulo);
+}
+
 } // namespace clang::tidy::torch::ast

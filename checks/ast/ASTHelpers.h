@@ -106,6 +106,10 @@ inline ast_matchers::internal::BindableMatcher<Decl> lambdaInFunction() {
 /// True for for, range-for, while and do statements.
 bool isLoop(const Stmt *S);
 
+/// True for `step % interval == 0` and other conditions using '%' (a
+/// periodic guard), lambdas left out.
+bool usesModulo(const Stmt *S);
+
 /// In a template's pattern, the callee of \p Call when it is a member call
 /// left unresolved by a dependent type (`model->forward(x)`,
 /// `t.eq(target).sum().item()`) naming an identifier; else null.

@@ -1,6 +1,7 @@
 //===- HiddenSync.cpp - a host-device wait inside the user's function ----===//
 #include "program/HiddenSync.h"
 #include "ast/ASTHelpers.h"
+#include "device/CallerDevices.h"
 #include "device/DeviceFlow.h"
 #include "libtorch/HostSync.h"
 #include "libtorch/TorchModules.h"
@@ -37,9 +38,27 @@ HiddenWait findSync(const Stmt *S, const FunctionDecl *In, unsigned Depth,
                     bool SkipLoops, ASTContext &Ctx) {
   if (!S || isa<LambdaExpr>(S) || (SkipLoops && ast::isLoop(S)))
     return {};
+  // A branch under a periodic guard (`if (epoch % 4000 == 0) print(q);`)
+  // runs once per interval.
+  if (const auto *If = dyn_cast<IfStmt>(S);
+      If && ast::usesModulo(If->getCond())) {
+    const Stmt *Parts[] = {If->getInit(), If->getConditionVariableDeclStmt(),
+                           If->getCond(), If->getElse()};
+    for (const Stmt *Part : Parts)
+      if (HiddenWait Found = findSync(Part, In, Depth, SkipLoops, Ctx);
+          Found.Call)
+        return Found;
+    return {};
+  }
   if (const auto *Call = dyn_cast<CallExpr>(S)) {
-    if (syncOperationIn(Call, /*ResultUsed=*/true, In, Ctx))
-      return {Call, In};
+    // A read of a tensor on the CPU (`torch::rand({1}).item<float>()`)
+    // waits for nothing.
+    if (const libtorch::SyncOperation *Op =
+            syncOperationIn(Call, /*ResultUsed=*/true, In, Ctx)) {
+      device::DeviceValue Read = readDevice(Call, Op, In, Ctx);
+      if (!Read.isCPU() && !device::inheritsCPU(Read, Ctx))
+        return {Call, In};
+    }
     if (const FunctionDecl *Def = enterable(Call->getDirectCallee());
         Def && Depth > 1)
       if (HiddenWait Found = syncInBody(Def, Depth - 1, Ctx); Found.Call)
@@ -103,6 +122,56 @@ const libtorch::SyncOperation *syncOperationIn(const CallExpr *Call,
       towardModelDevice(Call, Fn))
     return nullptr;
   return libtorch::syncOperationByOption("to");
+}
+
+device::DeviceValue readDevice(const Expr *Call,
+                               const libtorch::SyncOperation *Op,
+                               const FunctionDecl *Fn, ASTContext &Ctx) {
+  if (!Fn || !Op || Op->Wait == libtorch::SyncWait::AllWork)
+    return {};
+  // The tensor read: the index of `x[i]`, else the receiver, else the first
+  // tensor argument that is not an output (`torch::nonzero(t)`,
+  // `std::cout << t`, not the `out` of `nonzero_out(out, t)`).
+  const Expr *Read = nullptr;
+  const auto *Subscript = dyn_cast<CXXOperatorCallExpr>(Call);
+  if (Op->Option == "operator[]" && Subscript && Subscript->getNumArgs() == 2)
+    Read = Subscript->getArg(1); // the index
+  else if (const auto *MC = dyn_cast<CXXMemberCallExpr>(Call))
+    Read = MC->getImplicitObjectArgument();
+  else if (const auto *C = dyn_cast<CallExpr>(Call)) {
+    const FunctionDecl *FD = C->getDirectCallee();
+    const unsigned Offset =
+        isa<CXXOperatorCallExpr>(C) && isa_and_nonnull<CXXMethodDecl>(FD);
+    for (unsigned I = 0; I < C->getNumArgs() && !Read; ++I) {
+      const Expr *A = C->getArg(I);
+      QualType P = FD && I >= Offset && I - Offset < FD->getNumParams()
+                       ? FD->getParamDecl(I - Offset)->getType()
+                       : QualType();
+      bool Output = !P.isNull() && P->isLValueReferenceType() &&
+                    !P.getNonReferenceType().isConstQualified();
+      if (libtorch::isTensorType(A->getType()) && !Output)
+        Read = A;
+    }
+  }
+  if (!Read)
+    return {};
+  // In a template's instantiation too: where a local copy lives
+  // (`delta = delta_dev.to(cpu_device)`) is the same in every one.
+  const device::DeviceFlow &Flow = device::DeviceFlow::getForCallers(Fn, Ctx);
+  device::DeviceFact F = Flow.factOf(Read);
+  // A forward() argument is on the module's device for the device analysis
+  // (a CPU input there is the caller's mismatch); a read of it waits only if
+  // the callers pass a device tensor: caption lengths kept on the CPU for
+  // packing do not. The value is the callers' (CallerDevices.h), which
+  // batch mode answers across files (device::deferToProgram).
+  if (F.From.Kind == device::Origin::ForwardArgument)
+    for (const ParmVarDecl *P : Fn->parameters())
+      if (P->getLocation() == F.From.Loc)
+        return device::inheritsCPU(device::DeviceValue::inherited(P), Ctx)
+                   ? device::DeviceValue::cpu()
+               : device::exportsUnitFacts() ? device::DeviceValue::inherited(P)
+                                            : F.Device;
+  return F.Device;
 }
 
 } // namespace clang::tidy::torch::program

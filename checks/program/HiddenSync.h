@@ -6,6 +6,7 @@
 #ifndef TORCH_TIDY_PROGRAM_HIDDENSYNC_H
 #define TORCH_TIDY_PROGRAM_HIDDENSYNC_H
 
+#include "device/DeviceFacts.h"
 #include "libtorch/HostSync.h"
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/Expr.h"
@@ -38,6 +39,15 @@ const libtorch::SyncOperation *syncOperationIn(const CallExpr *Call,
                                                bool ResultUsed,
                                                const FunctionDecl *Fn,
                                                ASTContext &Ctx);
+
+/// The device of the tensor \p Call, a wait of operation \p Op in \p Fn,
+/// reads (`.item()`, `.cpu()`, `.to(kCPU)`, `torch::nonzero(t)`, printing
+/// it, the index of `x[i]`): on the CPU (DeviceFlow, or CallerDevices for a
+/// tensor from the rest of the program) it waits for no device. Bottom for
+/// a wait for all work (synchronize).
+device::DeviceValue readDevice(const Expr *Call,
+                               const libtorch::SyncOperation *Op,
+                               const FunctionDecl *Fn, ASTContext &Ctx);
 
 } // namespace clang::tidy::torch::program
 

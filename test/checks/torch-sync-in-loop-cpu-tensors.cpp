@@ -447,3 +447,37 @@ void movedByHelper() {
     // CHECK-MESSAGES: :[[@LINE-3]]:22: note: this loop runs the model: 'forward' is called here
   }
 }
+
+// A helper called per step whose only reads are of CPU tensors, or under a
+// periodic guard, hides no wait (near misses); one that reads the device's
+// output on every call does.
+struct EpsilonAgent {
+  Net net;
+  float epsilon = 0.1f;
+  torch::Tensor act(torch::Tensor state, long step) {
+    if (torch::rand({1}).item<float>() < epsilon)
+      return torch::randint(0, 10, {1, 1});
+    torch::Tensor q = net->forward(state).detach();
+    if (step % 4000 == 0)
+      std::cout << torch::argmax(q, 1, true).item<long>() << "\n";
+    return torch::argmax(q, 1, true);
+  }
+  long greedy(torch::Tensor state) {
+    return torch::argmax(net->forward(state), 1).item<long>();
+  }
+};
+void runAgent(EpsilonAgent &agent, torch::optim::SGD &opt) {
+  torch::Device device(torch::kCUDA);
+  agent.net->to(device);
+  for (long step = 0; step < 1000; ++step) {
+    auto state = torch::rand({1, 784}, device);
+    auto action = agent.act(state, step).to(device); // near miss
+    long best = agent.greedy(state);
+    // CHECK-MESSAGES: :[[@LINE-1]]:23: warning: 'EpsilonAgent::greedy' makes the host wait for the device on every iteration of this training loop: it calls 'Tensor::item' inside
+    // CHECK-MESSAGES: :[[@LINE-11]]:50: note: the host waits here
+    // CHECK-MESSAGES: :[[@LINE+2]]:45: note: this loop runs a training step: 'backward' is called here
+    opt.zero_grad();
+    (action.to(torch::kFloat).sum() * best).backward();
+    opt.step();
+  }
+}
