@@ -203,6 +203,7 @@ static bool isBooleanMask(const Expr *E, unsigned Depth = 0) {
     case OO_Caret:
     case OO_AmpAmp:
     case OO_PipePipe:
+    case OO_Star: // bool * bool stays bool (`filter_0 * filter_1`)
       return Op->getNumArgs() == 2 && isBooleanMask(Op->getArg(0), Depth + 1) &&
              isBooleanMask(Op->getArg(1), Depth + 1);
     default:

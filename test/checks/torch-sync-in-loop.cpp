@@ -121,6 +121,10 @@ void data_dependent(torch::Tensor x, torch::Tensor mask) {
     // CHECK-MESSAGES: :[[@LINE-1]]:16: warning: 'Tensor::index' with a boolean mask makes the host wait
     auto o = x.index({mask.to(torch::kBool)});
     // CHECK-MESSAGES: :[[@LINE-1]]:16: warning: 'Tensor::index' with a boolean mask makes the host wait
+    auto both = (x.select(1, 0) > 0) * (x.select(1, 1) == 0);
+    auto t = x.index({both});
+    // CHECK-MESSAGES: :[[@LINE-1]]:16: warning: 'Tensor::index' with a boolean mask makes the host wait
+    auto u = x.index({keep.to(torch::kLong) * 2}); // an index tensor
     auto s = torch::bincount(x.flatten().to(torch::kLong), {}, 10);
     // CHECK-MESSAGES: :[[@LINE-1]]:14: warning: 'at::bincount' makes the host wait {{.*}} because its output size depends on the data
     // Slices, integer indices and index tensors have a fixed size.
