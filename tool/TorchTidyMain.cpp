@@ -14,10 +14,12 @@
 #include "tool/batch/SharedPreamble.h"
 #include "tool/cache/CachedRun.h"
 #include "tool/cache/UnitKey.h"
+#include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/ScopeExit.h"
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Config/llvm-config.h"
 #include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Path.h"
 #include "llvm/Support/raw_ostream.h"
 #include <csignal>
 #include <cstdlib>
@@ -49,6 +51,14 @@ static void injectFault(const torch_tidy::CommandLine &C) {
     std::raise(SIGTERM);
   else if (Action == "delete")
     (void)llvm::sys::fs::remove(C.Sources.front());
+}
+
+/// True for a header suffix that clang's driver does not know (`.tpp`,
+/// `.ipp`, `.inl`, `.inc`, `.tcc`, `.txx`).
+static bool isUnknownHeaderSuffix(const std::string &Path) {
+  std::string Ext = llvm::sys::path::extension(Path).lower();
+  return llvm::is_contained({".tpp", ".ipp", ".inl", ".inc", ".tcc", ".txx"},
+                            Ext);
 }
 
 /// argv[1..] without torch-tidy's own flags (ownFlagArity), which clang-tidy
@@ -160,6 +170,10 @@ int main(int argc, const char **argv) {
   }
 
   std::vector<std::string> Extra;
+  // A template implementation file (`MD.tpp`, `impl.ipp`) named as a source:
+  // clang's driver knows no language for it and would run no compiler job.
+  if (!C.Sources.empty() && llvm::all_of(C.Sources, isUnknownHeaderSuffix))
+    Extra.push_back("--extra-arg-before=-xc++-header");
   if (!C.HasResourceDir && !torch_tidy::resourceDir().empty())
     Extra.push_back("--extra-arg-before=-resource-dir=" +
                     torch_tidy::resourceDir());
