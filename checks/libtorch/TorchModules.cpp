@@ -279,8 +279,13 @@ public:
       return;
     if (const auto *E = dyn_cast<Expr>(S)) {
       auto [LHS, RHS] = ast::asAssignment(E);
-      if (LHS)
+      if (LHS) {
         add(ast::thisField(LHS), asRegisterCall(RHS));
+        // `this->shortcut = shortcut;`: the member shares the local's module.
+        if (const FieldDecl *F = ast::thisField(LHS))
+          if (const VarDecl *V = localNamed(RHS))
+            Aliases.push_back({V, F});
+      }
       if (const CXXMemberCallExpr *Call = asRegisterCall(E);
           Call && Call->getNumArgs() >= 2) {
         // register_module("fc", fc), or register_module("fc", fc = ...).
@@ -288,6 +293,8 @@ public:
         if (const Expr *L = ast::asAssignment(Arg).first)
           Arg = L;
         add(ast::thisField(Arg), Call);
+        if (const VarDecl *V = localNamed(Arg))
+          RegisteredLocals.try_emplace(V, Call);
       }
     }
     if (const auto *Lambda = dyn_cast<LambdaExpr>(S)) {
@@ -298,9 +305,26 @@ public:
       walk(Child);
   }
 
+  /// Members assigned a local that is registered itself
+  /// (`this->shortcut = shortcut; register_module("shortcut", shortcut);`).
+  void finish() {
+    for (const auto &[V, F] : Aliases)
+      if (auto It = RegisteredLocals.find(V); It != RegisteredLocals.end())
+        add(F, It->second);
+  }
+
 private:
+  static const VarDecl *localNamed(const Expr *E) {
+    const auto *Ref = dyn_cast_or_null<DeclRefExpr>(
+        E ? ast::stripCopiesAndMoves(E) : nullptr);
+    const auto *V = Ref ? dyn_cast<VarDecl>(Ref->getDecl()) : nullptr;
+    return V && V->hasLocalStorage() ? V : nullptr;
+  }
+
   const CXXRecordDecl *RD;
   ModuleRegistrations &Out;
+  llvm::SmallVector<std::pair<const VarDecl *, const FieldDecl *>, 2> Aliases;
+  llvm::DenseMap<const VarDecl *, const CXXMemberCallExpr *> RegisteredLocals;
 };
 } // namespace
 
@@ -338,6 +362,7 @@ ModuleRegistrations analyzeRegistrations(const CXXRecordDecl *RD,
       C.add(FD, asRegisterCall(Init));
       C.walk(Init);
     }
+  C.finish();
   return Out;
 }
 

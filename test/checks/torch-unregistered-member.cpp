@@ -210,3 +210,18 @@ struct ExtendedImpl : torch::nn::Module {
   torch::nn::Sequential network_;
   torch::nn::Sequential fc_;
 };
+
+// A member assigned a local Sequential: registered when the local is
+// (`register_module("shortcut", shortcut)`, a ResNet block), not otherwise.
+struct ResidualImpl : torch::nn::Module {
+  ResidualImpl(int in, int out) {
+    torch::nn::Sequential shortcut(torch::nn::Linear(in, out));
+    this->shortcut = shortcut; // near miss
+    torch::nn::Sequential skip(torch::nn::Linear(in, out));
+    this->skip = skip;
+    // CHECK-MESSAGES: :[[@LINE-1]]:5: warning: submodule 'skip' is never registered
+    register_module("shortcut", shortcut);
+  }
+  torch::nn::Sequential shortcut = nullptr;
+  torch::nn::Sequential skip = nullptr;
+};
