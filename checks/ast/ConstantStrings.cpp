@@ -98,10 +98,9 @@ static bool onlyRead(const VarDecl *V, const Stmt *S,
     return isReadOnlyUse(Use, Parent, Grand);
   }
   Path.push_back(S);
-  bool Ok = true;
-  for (const Stmt *Child : S->children())
-    if (!(Ok = onlyRead(V, Child, Path)))
-      break;
+  const bool Ok = llvm::all_of(S->children(), [&](const Stmt *Child) {
+    return onlyRead(V, Child, Path);
+  });
   Path.pop_back();
   return Ok;
 }
