@@ -385,6 +385,41 @@ DeviceFact DeviceFlowBuilder::conversionFact(const CXXMemberCallExpr *Call) {
   return {To, From.Rank, Origin(Origin::Moved, Call)};
 }
 
+/// The TorchScript `module.forward(...)` call whose result \p E is, through
+/// the IValue's tuple (`toTuple()`, `->elements()`, `[i]`) and a local
+/// initialised with it; else null.
+static const CXXMemberCallExpr *scriptForwardUnder(const Expr *E) {
+  for (int Depth = 0; E && Depth < 8; ++Depth) {
+    E = ast::stripCopiesAndMoves(E);
+    if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(E)) {
+      if (Op->getOperator() != OO_Subscript && Op->getOperator() != OO_Arrow)
+        return nullptr;
+      E = Op->getArg(0);
+      continue;
+    }
+    if (const auto *MC = dyn_cast<CXXMemberCallExpr>(E)) {
+      const CXXMethodDecl *MD = MC->getMethodDecl();
+      if (!MD || !MD->getIdentifier())
+        return nullptr;
+      StringRef N = MD->getName();
+      if (N == "forward")
+        return libtorch::isOrDerivesFrom(MD->getParent(), "torch::jit::Module")
+                   ? MC
+                   : nullptr;
+      if (N != "toTuple" && N != "elements" && N != "get")
+        return nullptr;
+      E = MC->getImplicitObjectArgument();
+      continue;
+    }
+    const auto *Ref = dyn_cast<DeclRefExpr>(E);
+    const auto *V = Ref ? dyn_cast<VarDecl>(Ref->getDecl()) : nullptr;
+    if (!V || !V->isLocalVarDecl() || !V->getInit())
+      return nullptr;
+    E = V->getInit();
+  }
+  return nullptr;
+}
+
 DeviceFact DeviceFlowBuilder::memberCallFact(const CXXMemberCallExpr *Call,
                                              libtorch::Carrier C) {
   const CXXMethodDecl *MD = Call->getMethodDecl();
@@ -395,16 +430,12 @@ DeviceFact DeviceFlowBuilder::memberCallFact(const CXXMemberCallExpr *Call,
   StringRef Name = MD->getIdentifier() ? MD->getName() : StringRef();
   const CXXRecordDecl *Class = MD->getParent();
 
-  // `module.forward({x}).toTensor()` of a TorchScript module: its output is
-  // where its inputs are (a module on another device would throw).
+  // `module.forward({x}).toTensor()` of a TorchScript module, or an element
+  // of its tuple (`val.toTuple()->elements()[0].toTensor()` with `auto val =
+  // module.forward(x);`): its output is where its inputs are (a module on
+  // another device would throw).
   if (Name == "toTensor" && C == libtorch::Carrier::Tensor)
-    if (const auto *Forward = dyn_cast<CXXMemberCallExpr>(
-            Recv->IgnoreImplicit()->IgnoreImpCasts());
-        Forward && Forward->getMethodDecl() &&
-        Forward->getMethodDecl()->getIdentifier() &&
-        Forward->getMethodDecl()->getName() == "forward" &&
-        libtorch::isOrDerivesFrom(Forward->getMethodDecl()->getParent(),
-                                  "torch::jit::Module")) {
+    if (const CXXMemberCallExpr *Forward = scriptForwardUnder(Recv)) {
       llvm::SmallVector<const Expr *, 4> Inputs;
       for (const Expr *A : Forward->arguments())
         libtorch::inputTensors(A, Inputs);

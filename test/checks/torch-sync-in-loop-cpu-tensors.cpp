@@ -197,6 +197,20 @@ void scriptedPushed(torch::jit::Module &module, torch::Device device) {
   }
 }
 
+// ... and the elements of its output tuple, kept in a local IValue first.
+void scriptedTuple(torch::jit::Module &module, torch::Device device) {
+  for (int i = 0; i < 10; i++) {
+    torch::Tensor input = torch::rand({1, 3, 8, 8});
+    auto val = module.forward({input});
+    torch::Tensor cls = val.toTuple()->elements()[0].toTensor();
+    std::cout << cls.slice(1, 0, 5) << std::endl; // near miss: the CPU
+    auto moved = module.forward({input.to(device)});
+    torch::Tensor reg = moved.toTuple()->elements()[1].toTensor();
+    std::cout << reg.slice(1, 0, 5) << std::endl;
+    // CHECK-MESSAGES: :[[@LINE-1]]:15: warning: printing a tensor with 'operator<<' makes the host wait
+  }
+}
+
 // A branch that runs only on the CPU waits for no device: the program tests
 // its device (`device == torch::kCPU`, `!device.is_cuda()`,
 // `!torch::cuda::is_available()`); the other branch runs with a GPU.
