@@ -34,10 +34,14 @@ if [ $# -eq 0 ]; then
     build-san/test/checks/torch-sync-in-loop-hot-places.cpp \
     build-san/test/checks/torch-sync-in-loop-caller-devices.cpp \
     build-san/test/checks/cuda-device-code.cu
+  # An extension check's test is a .cu that needs the CUDA LibTorch headers:
+  # it runs in that header set's suite (test/libtorch-cuda-2.6/).
   for name in $(python3 -c 'import json; print(" ".join(c["name"] for c in json.load(open("checks/checks.json"))["checks"]))'); do
-    test=test/checks/$name.cpp
-    [ -e "$test" ] || test=test/checks/$name.cu
-    set -- "$@" "build-san/$test"
+    if [ -e "test/checks/$name.cpp" ]; then
+      set -- "$@" "build-san/test/checks/$name.cpp"
+    elif [ -d build-san/test/libtorch-cuda-2.6 ]; then
+      set -- "$@" "build-san/test/libtorch-cuda-2.6/$name.cu"
+    fi
   done
 fi
 "$LIT" -sv "${FILTER_OUT[@]}" "$@"
