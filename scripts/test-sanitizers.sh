@@ -19,7 +19,10 @@ cmake -S . -B build-san -G Ninja -DCMAKE_BUILD_TYPE=Release \
   -DCMAKE_CXX_FLAGS_RELEASE='-O1 -DNDEBUG' \
   -DTORCH_TIDY_SANITIZE='address;undefined' -DTORCH_TIDY_WERROR=ON \
   -DTORCH_TIDY_BUILD_CLANGD=OFF -DTORCH_TIDY_BUILD_HARNESS=OFF >/dev/null
-CUDA_PCH=$(ninja -C build-san -t targets all | grep -o '^torch-cuda-pch-main' || true)
+# The CUDA units' precompiled headers, and the CUDA LibTorch header set's
+# (its suite runs the extension checks' main tests), where setup fetched them.
+CUDA_PCH=$(ninja -C build-san -t targets all |
+  grep -oE '^(torch-cuda-pch-main|torch-pch-libtorch-cuda-2\.6|torch-cuda-pch-libtorch-cuda-2\.6)' || true)
 # shellcheck disable=SC2086
 ninja -C build-san -j "$JOBS" torch-tidy TorchTidyPlugin TorchTidyChecks torch-pch $CUDA_PCH
 LIT=$(command -v lit || echo /usr/lib/llvm-22/bin/lit)
