@@ -269,6 +269,12 @@ bool isArithmeticCompoundAssignment(OverloadedOperatorKind K) {
   }
 }
 
+bool containsLoop(const Stmt *S) {
+  if (!S || isa<LambdaExpr>(S))
+    return false;
+  return isLoop(S) || llvm::any_of(S->children(), containsLoop);
+}
+
 bool usesModulo(const Stmt *S) {
   if (!S || isa<LambdaExpr>(S))
     return false;

@@ -106,6 +106,9 @@ inline ast_matchers::internal::BindableMatcher<Decl> lambdaInFunction() {
 /// True for for, range-for, while and do statements.
 bool isLoop(const Stmt *S);
 
+/// True when \p S is or holds a loop (lambdas left out).
+bool containsLoop(const Stmt *S);
+
 /// True for `step % interval == 0` and other conditions using '%' (a
 /// periodic guard), lambdas left out.
 bool usesModulo(const Stmt *S);

@@ -353,13 +353,6 @@ static void allWorkWaitsIn(const Stmt *S, ASTContext &Ctx,
     allWorkWaitsIn(Child, Ctx, Out);
 }
 
-/// True when \p S holds a loop (lambdas left out).
-static bool containsLoop(const Stmt *S) {
-  if (!S || isa<LambdaExpr>(S))
-    return false;
-  return ast::isLoop(S) || llvm::any_of(S->children(), containsLoop);
-}
-
 /// True when a statement that reads a clock comes before (\p Forward false)
 /// or after \p It in its block, with only straight-line statements (no
 /// loop) between: `begin = now(); cudaEventCreate(&e); for (...) {...}
@@ -370,7 +363,7 @@ static bool clockReadBeside(llvm::ArrayRef<Stmt *> Body,
     It = Forward ? std::next(It) : std::prev(It);
     if (readsClock(*It))
       return true;
-    if (containsLoop(*It))
+    if (ast::containsLoop(*It))
       return false;
   }
   return false;

@@ -525,22 +525,13 @@ static void collectElsewhereCalls(const Stmt *S, std::set<std::string> &Out,
     collectElsewhereCalls(Child, Out, First);
 }
 
-/// True if \p S holds a loop (lambdas left out).
-static bool containsLoop(const Stmt *S) {
-  if (!S || isa<LambdaExpr>(S))
-    return false;
-  if (ast::isLoop(S))
-    return true;
-  return llvm::any_of(S->children(), containsLoop);
-}
-
 /// For the innermost loop \p Loop (no loop nested in it) that calls
 /// functions of other files outside lambdas: a marker that the program
 /// confirms when one of them runs a training step (batch mode).
 static HotMarker callsElsewhereMarker(const Stmt *Loop) {
   HotMarker M;
   auto Parts = ast::iterationParts(Loop);
-  if (llvm::any_of(Parts, [](const Stmt *P) { return containsLoop(P); }))
+  if (llvm::any_of(Parts, [](const Stmt *P) { return ast::containsLoop(P); }))
     return M;
   std::set<std::string> Keys;
   const CallExpr *First = nullptr;
