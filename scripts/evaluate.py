@@ -379,6 +379,9 @@ def write_markdown(out, repos, report, results, eval_dir, setname, trees):
                   ""] + kept(["training-heldout20", "training-heldout21",
                               "training-heldout22", "training-heldout23",
                               "training-heldout24"])
+        lines += ["", "## Rounds 26 to 28: labelled blind, then used for tuning",
+                  ""] + kept(["training-heldout25", "training-heldout26",
+                              "training-heldout27"])
         lines += ["", "## Rounds 13 and 15: held out, scored with the checks frozen",
                   ""] + kept(["training-heldout12", "training-heldout14"])
         lines += ["", "## The project issue 36 was measured on", ""] + kept(
@@ -467,6 +470,12 @@ SETS = collections.OrderedDict([
                             "evaluation-heldout23.md")),
     ("training-heldout24", ("training-heldout24", "eval-heldout24",
                             "evaluation-heldout24.md")),
+    ("training-heldout25", ("training-heldout25", "eval-heldout25",
+                            "evaluation-heldout25.md")),
+    ("training-heldout26", ("training-heldout26", "eval-heldout26",
+                            "evaluation-heldout26.md")),
+    ("training-heldout27", ("training-heldout27", "eval-heldout27",
+                            "evaluation-heldout27.md")),
     ("training-koba", ("training-koba", "eval-koba", "evaluation-koba.md")),
     # Not labelled: large extension projects for the cold-run benchmark
     # (bench/codebase.sh --extensions), written with --database-only.

@@ -103,6 +103,14 @@ DeviceValue DeviceFlowBuilder::deviceArgument(const Expr *E) {
   return get(E).Device;
 }
 
+/// A device the callers decide: a parameter's, or one inherited whole
+/// (not the CPU on some paths).
+static bool fromCallers(const DeviceValue &V) {
+  return (V.kind() == DeviceValue::Inherited && !V.orCPU()) ||
+         (V.kind() == DeviceValue::OnDevice &&
+          isa_and_nonnull<ParmVarDecl>(V.decl()));
+}
+
 DeviceFact DeviceFlowBuilder::common(llvm::ArrayRef<const Expr *> Operands,
                                      bool Broadcast) {
   // ATen's rule (TensorIteratorBase::compute_types): the first operand not
@@ -129,8 +137,11 @@ DeviceFact DeviceFlowBuilder::common(llvm::ArrayRef<const Expr *> Operands,
       continue;
     if (First)
       R = F;
-    else
+    else if (!(fromCallers(R.Device) && fromCallers(F.Device)))
       DeviceFact::joinInto(R, F);
+    // else: two devices the callers decide (`loss_fn(model(x), y)`, the
+    // model's and `y.to(device)`'s) are one device, or the op throws: the
+    // first operand's stands for both.
     First = false;
   }
   if (First) // all 0-dim CPU, or none known

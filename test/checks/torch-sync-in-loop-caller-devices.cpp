@@ -387,3 +387,49 @@ void score_callers() {
   on_gpu->to(torch::kCUDA);
   score_all_gpu(on_gpu, {torch::rand({2, 4})});
 }
+
+// A loss of the model's output and a target moved to a device parameter:
+// the two devices the callers decide are one (or the op throws), so it is
+// on the CPU when the callers move both there, even through a template.
+template <typename Loader>
+void fit_template(Scorer &model, torch::Device device, Loader &loader,
+                  torch::optim::Optimizer &opt) {
+  for (auto &batch : loader) {
+    auto data = batch.data.to(device), target = batch.target.to(device);
+    opt.zero_grad();
+    auto loss = torch::mse_loss(model->forward(data), target);
+    AT_ASSERT(!std::isnan(loss.template item<float>())); // near miss: CPU
+    loss.backward();
+    opt.step();
+  }
+}
+static void fit_loss(Scorer &model, torch::Device device,
+                     const std::vector<torch::Tensor> &xs,
+                     torch::optim::Optimizer &opt) {
+  for (const auto &x : xs) {
+    opt.zero_grad();
+    auto loss = torch::mse_loss(model->forward(x.to(device)),
+                                torch::zeros({2, 1}).to(device));
+    loss.backward();
+    opt.step();
+    std::printf("%f\n", loss.item<float>());
+    // CHECK-MESSAGES: :[[@LINE-1]]:30: warning: 'Tensor::item' makes the host wait
+  }
+}
+void loss_callers(std::vector<torch::data::Example<>> &batches) {
+  torch::DeviceType type;
+  if (torch::cuda::is_available())
+    type = torch::kCUDA;
+  else
+    type = torch::kCPU;
+  type = torch::kCPU;
+  torch::Device device(type);
+  Scorer model;
+  model->to(device);
+  torch::optim::SGD opt(model->parameters(), 0.1);
+  fit_template(model, device, batches, opt);
+  fit_loss(model, device, {torch::rand({2, 4})}, opt);
+  Scorer on_gpu;
+  on_gpu->to(torch::kCUDA);
+  fit_loss(on_gpu, torch::kCUDA, {torch::rand({2, 4})}, opt);
+}
