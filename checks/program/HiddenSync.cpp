@@ -6,6 +6,7 @@
 #include "libtorch/HostSync.h"
 #include "libtorch/TorchModules.h"
 #include "libtorch/TorchTypes.h"
+#include "program/HostEvents.h"
 #include "program/HotLoops.h"
 #include "clang/AST/DeclCXX.h"
 #include "llvm/ADT/DenseMap.h"
@@ -17,6 +18,8 @@ namespace {
 thread_local llvm::DenseMap<std::pair<const FunctionDecl *, unsigned>,
                             HiddenWait>
     HiddenSyncCache;
+/// The timing's own waits in the blocks read so far (collectTimingWaits).
+thread_local llvm::SmallPtrSet<const Expr *, 8> TimingWaits;
 
 /// The definition whose body hiddenSync may read, or null.
 const FunctionDecl *enterable(const FunctionDecl *FD) {
@@ -50,11 +53,16 @@ HiddenWait findSync(const Stmt *S, const FunctionDecl *In, unsigned Depth,
         return Found;
     return {};
   }
+  // A wait next to a clock read is the timing's, not a stall.
+  if (const auto *Block = dyn_cast<CompoundStmt>(S))
+    collectTimingWaits(Block, Ctx, TimingWaits);
   if (const auto *Call = dyn_cast<CallExpr>(S)) {
     // A read of a tensor on the CPU (`torch::rand({1}).item<float>()`)
     // waits for nothing.
     if (const libtorch::SyncOperation *Op =
-            syncOperationIn(Call, /*ResultUsed=*/true, In, Ctx)) {
+            TimingWaits.contains(Call)
+                ? nullptr
+                : syncOperationIn(Call, /*ResultUsed=*/true, In, Ctx)) {
       device::DeviceValue Read = readDevice(Call, Op, In, Ctx);
       if (!Read.isCPU() && !device::inheritsCPU(Read, Ctx))
         return {Call, In};
@@ -88,7 +96,10 @@ HiddenWait hiddenSync(const FunctionDecl *FD, ASTContext &Ctx) {
   return Def ? syncInBody(Def, 3, Ctx) : HiddenWait();
 }
 
-void clearHiddenSyncCache() { HiddenSyncCache.clear(); }
+void clearHiddenSyncCache() {
+  HiddenSyncCache.clear();
+  TimingWaits.clear();
+}
 
 /// `x.to(device)` toward the device \p Fn places its model on: where the
 /// function computes. When that is the CPU (`device` is kCPU on every

@@ -369,6 +369,51 @@ static bool clockReadBeside(llvm::ArrayRef<Stmt *> Body,
   return false;
 }
 
+static bool containsCall(const Stmt *S) {
+  if (!S)
+    return false;
+  if (isa<CallExpr>(S) || isa<CXXConstructExpr>(S))
+    return true;
+  return llvm::any_of(S->children(), containsCall);
+}
+
+/// A read of a tensor's value made only to wait for the work before it:
+/// \p It discards the value or stores it in a new variable, a statement
+/// after it reads a clock with only call-free statements between
+/// (`first += 1.0;`), and nothing after the clock reads that variable.
+static const CallExpr *waitingRead(llvm::ArrayRef<Stmt *> Body,
+                                   llvm::ArrayRef<Stmt *>::iterator It,
+                                   ASTContext &Ctx) {
+  const Expr *E = nullptr;
+  const VarDecl *Stored = nullptr;
+  if (const auto *DS = dyn_cast<DeclStmt>(*It)) {
+    Stored =
+        DS->isSingleDecl() ? dyn_cast<VarDecl>(DS->getSingleDecl()) : nullptr;
+    E = Stored ? Stored->getInit() : nullptr;
+  } else {
+    E = dyn_cast<Expr>(*It);
+  }
+  const auto *Call =
+      E ? dyn_cast<CallExpr>(ast::stripCopiesAndConversions(E)) : nullptr;
+  const libtorch::SyncOperation *Op =
+      Call ? libtorch::syncOperationOf(Call, false, Ctx) : nullptr;
+  if (!Op || Op->Wait != libtorch::SyncWait::Value)
+    return nullptr;
+  for (++It; It != Body.end(); ++It) {
+    if (readsClock(*It))
+      break;
+    if (containsCall(*It) || ast::containsLoop(*It))
+      return nullptr;
+  }
+  if (It == Body.end())
+    return nullptr;
+  for (; It != Body.end(); ++It)
+    if (Stored &&
+        ast::mentions(*It, [&](const ValueDecl *D) { return D == Stored; }))
+      return nullptr;
+  return Call;
+}
+
 void collectTimingWaits(const CompoundStmt *Block, ASTContext &Ctx,
                         llvm::SmallPtrSetImpl<const Expr *> &Out) {
   llvm::ArrayRef<Stmt *> Body(Block->body_begin(), Block->body_end());
@@ -380,6 +425,10 @@ void collectTimingWaits(const CompoundStmt *Block, ASTContext &Ctx,
     llvm::SmallVector<const Expr *, 2> Waits;
     if (NextToClock && !isa<NullStmt>(*It) && onlyWaits(*It, Ctx, Waits))
       Out.insert(Waits.begin(), Waits.end());
+    // A read of the timed work's result right before the end clock waits
+    // for that work: `float first = out[0][0].item<float>(); end = now();`.
+    if (const CallExpr *Read = waitingRead(Body, It, Ctx))
+      Out.insert(Read);
     // A timed loop: `begin = now(); for (...) { run(); sync(); } end = now();`
     // with only straight-line code between the clocks and the loop (a `do`
     // is left out: `do { ... } while (0)` is a macro's block).

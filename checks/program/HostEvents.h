@@ -95,9 +95,13 @@ bool readsClock(const Stmt *S);
 /// (`if (!device.is_cpu()) torch::cuda::synchronize();`), and such waits
 /// among the statements of a loop that sits between two clock reads, with
 /// only straight-line code between them and the loop (a latency benchmark
-/// that waits for each sample). They make a measured
+/// that waits for each sample), and a read of a tensor's value made only
+/// to wait, before the end clock (`float first = out[0][0].item<float>();
+/// end = now();`: stored in a new variable that nothing after the clock
+/// reads, only call-free statements between). They make a measured
 /// interval right: torch-unsynchronized-timing asks for them and
-/// torch-sync-in-loop leaves them alone.
+/// torch-sync-in-loop leaves them alone, in its loops and in the helpers
+/// they call.
 void collectTimingWaits(const CompoundStmt *Block, ASTContext &Ctx,
                         llvm::SmallPtrSetImpl<const Expr *> &Out);
 

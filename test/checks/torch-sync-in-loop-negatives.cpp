@@ -163,6 +163,28 @@ double drained_latency_ms(Net &net, torch::Tensor x, int samples,
          0 * last;
 }
 
+// A read of the output made only to wait for it, right before the end clock
+// (only call-free statements between, the value not read after): the
+// timing's wait, in the loop and in a helper each iteration calls.
+double first_element_ms(Net &net, torch::Tensor x) {
+  auto begin = std::chrono::steady_clock::now();
+  auto out = net->forward(x);
+  float first = out[0][0].item<float>();
+  first += 1.0f;
+  auto end = std::chrono::steady_clock::now();
+  return std::chrono::duration<double, std::milli>(end - begin).count();
+}
+void benchmark_batches(Net &net) {
+  for (int64_t batch = 1; batch <= 64; batch *= 2) {
+    std::printf("%f\n", first_element_ms(net, torch::rand({batch, 4}).cuda()));
+    auto t0 = std::chrono::steady_clock::now();
+    auto out = net->forward(torch::rand({batch, 4}).cuda());
+    out.sum().item<float>();
+    auto t1 = std::chrono::steady_clock::now();
+    std::printf("%f\n", std::chrono::duration<double>(t1 - t0).count());
+  }
+}
+
 // LibTorch's own module methods (parameters(), named_buffers()) run no
 // model, whether its headers come with -isystem or -I (the libtorch-2.6
 // header set includes them with -I).

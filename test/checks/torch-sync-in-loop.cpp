@@ -211,6 +211,23 @@ void conditional_synchronize(torch::Tensor x, torch::Device device) {
   }
 }
 
+// A read before a clock whose value is used after it, or with a call
+// between, is a step's read, not the timing's wait.
+void read_then_clock(torch::nn::Linear net, torch::Tensor x) {
+  for (int step = 0; step < 10; ++step) {
+    net->forward(x).sum().backward();
+    float loss = x.sum().item<float>();
+    // CHECK-MESSAGES: :[[@LINE-1]]:26: warning: 'Tensor::item' makes the host wait
+    auto t = std::chrono::steady_clock::now();
+    std::printf("%f %f\n", loss, t.time_since_epoch().count() * 1e-9);
+    float first = x[0].item<float>();
+    // CHECK-MESSAGES: :[[@LINE-1]]:24: warning: 'Tensor::item' makes the host wait
+    std::printf("%f\n", first);
+    auto t2 = std::chrono::steady_clock::now();
+    (void)t2;
+  }
+}
+
 // Calls in the loop condition run on every iteration too. In a chain, the
 // copy to the CPU is the wait; reading the CPU copy is not.
 void chains(torch::Tensor loss) {
