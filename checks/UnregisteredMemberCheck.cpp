@@ -48,8 +48,11 @@ static bool isNullValue(const Expr *E) {
   E = ast::stripCopiesAndConversions(E);
   if (!E || isa<CXXNullPtrLiteralExpr>(E))
     return true;
+  // A holder built without arguments holds a new module
+  // (`torch::nn::ModuleList()`); an empty tensor or pointer holds nothing.
   if (const auto *CE = dyn_cast<CXXConstructExpr>(E))
-    return CE->getNumArgs() == 0 ||
+    return (CE->getNumArgs() == 0 &&
+            libtorch::moduleMemberKind(CE->getType()) != MemberKind::Holder) ||
            (CE->getNumArgs() == 1 &&
             isa<CXXNullPtrLiteralExpr>(ast::stripImplicit(CE->getArg(0))));
   return false;
@@ -204,8 +207,11 @@ static SubmoduleLoss submoduleLoss(const CXXRecordDecl *RD) {
   N.consume_back("Impl");
   bool Mode = N.contains("Dropout") || N.starts_with("BatchNorm") ||
               N.starts_with("InstanceNorm");
-  bool Params =
-      libtorch::moduleHasParameters(RD) || N.starts_with("InstanceNorm");
+  // A container (`ModuleList`, `ModuleDict`) has none of its own, but holds
+  // the modules pushed into it.
+  bool Params = libtorch::moduleHasParameters(RD) ||
+                N.starts_with("InstanceNorm") || N == "ModuleList" ||
+                N == "ModuleDict";
   if (Mode)
     return Params ? SubmoduleLoss::TrainModeAndParameters
                   : SubmoduleLoss::TrainMode;

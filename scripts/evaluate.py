@@ -238,6 +238,14 @@ def score(report, labels, trees):
             below = launch_config_line(finding["file"], finding["line"])
             if below:
                 matched = by_site.get((repo, path, below, finding["check"]), [])
+        if not matched and finding["check"] == "torch-unregistered-member":
+            # A member is reported where it is assigned; a label may sit on
+            # its declaration, which the finding's note names.
+            for note in finding.get("notes", []):
+                if note["message"].endswith("is declared here"):
+                    nrepo, npath = locate(note["file"], trees)
+                    matched = by_site.get(
+                        (nrepo, npath, note["line"], finding["check"]), [])
         site = "%s %s:%d" % (repo, path, finding["line"])
         bugs = [l for l in matched if l["label"] == "bug"]
         oks = [l for l in matched if l["label"] == "ok"]

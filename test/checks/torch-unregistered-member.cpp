@@ -225,3 +225,19 @@ struct ResidualImpl : torch::nn::Module {
   torch::nn::Sequential shortcut = nullptr;
   torch::nn::Sequential skip = nullptr;
 };
+
+// A ModuleList has no parameters of its own, but holds the modules pushed
+// into it: unregistered, they are lost with it.
+struct HeadsImpl : torch::nn::Module {
+  HeadsImpl() : heads(torch::nn::ModuleList()) {
+    // CHECK-MESSAGES: :[[@LINE-1]]:17: warning: submodule 'heads' is never registered
+    // CHECK-MESSAGES: :[[@LINE+8]]:25: note: 'heads' is declared here
+    // CHECK-FIXES: HeadsImpl() : heads(register_module("heads", torch::nn::ModuleList())) {
+    for (int i = 0; i < 4; ++i)
+      heads->push_back(torch::nn::Linear(8, 2));
+  }
+  torch::Tensor forward(torch::Tensor x) {
+    return heads[0]->as<torch::nn::Linear>()->forward(x);
+  }
+  torch::nn::ModuleList heads;
+};
