@@ -297,6 +297,15 @@ DeviceFact DeviceFlowBuilder::constructFact(const CXXConstructExpr *CE,
       return {DeviceValue::unspecified(), {}, Origin()};
     if (libtorch::holdsDevice(A0))
       return get(Arg0);
+    // The constructor template that builds a Device from its arguments:
+    // `TensorOptions(device_name)` with a std::string.
+    if (const CXXConstructorDecl *Ctor = CE->getConstructor();
+        Ctor && Ctor->isTemplateInstantiation()) {
+      if (std::optional<StringRef> Name = ast::constantString(Arg0);
+          Name && N == 1)
+        return {parseDeviceString(*Name), {}, Origin()};
+      return DeviceFact::unknown();
+    }
     if (N == 1) // dtype, layout, memory format
       return {DeviceValue::unspecified(), {}, Origin()};
     return DeviceFact::unknown();

@@ -463,3 +463,19 @@ torch::Tensor greedy_decode_on_device(const torch::Device &device, int n) {
   }
   return ys;
 }
+
+// TensorOptions built from a device name: a string member is the device
+// the module was given (unknown here), a literal is that device.
+struct PositionsImpl : torch::nn::Module {
+  explicit PositionsImpl(const std::string &device) : device(device) {
+    table = register_module("table", torch::nn::Embedding(16, 4));
+  }
+  torch::Tensor forward(torch::Tensor x) {
+    auto named = table(torch::arange(torch::Scalar(8), torch::TensorOptions(device)));
+    auto literal = table(torch::arange(torch::Scalar(8), torch::TensorOptions("cpu")));
+    // CHECK-MESSAGES: :[[@LINE-1]]:20: warning: the tensor is on the CPU (created on it) but the module 'table' is on the module's device
+    return x + named.sum() + literal.sum();
+  }
+  const std::string device;
+  torch::nn::Embedding table{nullptr};
+};
