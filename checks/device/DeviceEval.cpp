@@ -480,7 +480,10 @@ DeviceFact DeviceFlowBuilder::memberCallFact(const CXXMemberCallExpr *Call,
     bool NoWrittenArgs = llvm::all_of(Call->arguments(), [](const Expr *A) {
       return isa<CXXDefaultArgExpr>(A);
     });
-    if (Name.starts_with("new_")) {
+    // A shape given as sizes: `new_zeros({n, 4})`, `x.view({1, 1, -1})`.
+    if (Name.starts_with("new_") ||
+        ((Name == "view" || Name == "reshape" || Name == "expand") &&
+         Call->getNumArgs() == 1)) {
       TensorRank Rank =
           Call->getNumArgs() > 0
               ? sizesRank(Call->getArg(0),
@@ -492,6 +495,8 @@ DeviceFact DeviceFlowBuilder::memberCallFact(const CXXMemberCallExpr *Call,
       return {R.Device, TensorRank::exactly(0), R.From};
     if (Name == "select" && Call->getNumArgs() == 2)
       return {R.Device, R.Rank.dropOne(), R.From};
+    if (Name == "unsqueeze" || Name == "flatten")
+      return {R.Device, TensorRank::nonScalar(), R.From};
     // An in-place op returns its receiver (`ones({1, 1}).fill_(word)`).
     if (libtorch::isInPlaceTensorMethod(MD))
       return R;

@@ -479,3 +479,22 @@ struct PositionsImpl : torch::nn::Module {
   const std::string device;
   torch::nn::Embedding table{nullptr};
 };
+
+// A view with a shape of its own has that many dimensions: a CPU buffer
+// viewed as {1, 1, -1} is no 0-dim scalar, and the moved model's
+// parameters meet it. A view as {} is one.
+void staged_input(torch::Device device, int n) {
+  auto model = torch::nn::Linear(4, 2);
+  model->to(device);
+  torch::Tensor staging = torch::zeros({1, 4});
+  for (int i = 0; i < n; ++i) {
+    auto in = staging.detach().view({1, 1, -1});
+    auto pred = model->forward(in);
+    // CHECK-MESSAGES: :[[@LINE-1]]:24: warning: 'in' is on the CPU (created without a device) but the module 'model' is on 'device'
+    auto flat = model->forward(staging.unsqueeze(0));
+    // CHECK-MESSAGES: :[[@LINE-1]]:24: warning: 'staging.unsqueeze(0)' is on the CPU
+    auto scaled = pred * staging.sum().view({}); // near miss: 0-dim
+    (void)flat;
+    (void)scaled;
+  }
+}
