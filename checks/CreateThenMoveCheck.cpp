@@ -67,6 +67,14 @@ static bool isRandom(StringRef Name) {
          Name == "multinomial";
 }
 
+static bool isStdString(QualType T) {
+  const CXXRecordDecl *RD = T->getAsCXXRecordDecl();
+  return RD && RD->getIdentifier() &&
+         (RD->getName() == "basic_string" ||
+          RD->getName() == "basic_string_view") &&
+         libtorch::outermostNamespace(RD) == "std";
+}
+
 /// The device argument of a conversion that moves only the device
 /// (`.to(device)`, `.to(torch::kCUDA)`, `.to("cuda:0")`), or null.
 static const Expr *soleDeviceArgument(const CXXMemberCallExpr *Move) {
@@ -82,8 +90,16 @@ static const Expr *soleDeviceArgument(const CXXMemberCallExpr *Move) {
     return nullptr;
   const Expr *Written = ast::stripCopiesAndConversions(Device);
   libtorch::Carrier C = libtorch::carrierOf(Written->getType());
-  bool String =
-      Written->getType()->isPointerType() || Written->getType()->isArrayType();
+  // `.to({cfg.device})`: TensorOptions built from a device name alone.
+  if (const auto *CE = dyn_cast<CXXConstructExpr>(Written);
+      CE && C == libtorch::Carrier::Options && CE->getNumArgs() == 1 &&
+      CE->getConstructor()->isTemplateInstantiation() &&
+      isStdString(ast::stripImplicit(CE->getArg(0))->getType()))
+    return CE->getArg(0);
+  // A device name: "cuda:0", or a std::string (`cfg.device`).
+  bool String = Written->getType()->isPointerType() ||
+                Written->getType()->isArrayType() ||
+                isStdString(Written->getType());
   return libtorch::holdsDevice(C) || String ? Device : nullptr;
 }
 
@@ -441,14 +457,22 @@ static bool isTensorDevice(const Expr *E) {
 /// True if \p Move's device comes from elsewhere, so that its value may be
 /// unknown here: another tensor's (`.to(x.device())`, or a local set to it
 /// once: `auto device = inputs.at(0).device();`) or a namespace-scope
-/// device (`inline torch::Device device = ...`). Creating the tensor there
-/// is never worse, even when that device is the CPU.
+/// device (`inline torch::Device device = ...`), or a device name in a
+/// std::string (`cfg.device`). Creating the tensor there is never worse,
+/// even when that device is the CPU.
 static bool targetFromElsewhere(const CXXMemberCallExpr *Move) {
   const Expr *A = soleDeviceArgument(Move);
   if (!A)
     return false;
   A = ast::stripCopiesAndConversions(A);
-  if (isTensorDevice(A))
+  if (isTensorDevice(A) || isStdString(A->getType()))
+    return true;
+  // `{cfg.device}`, `torch::Device(name)`: a Device built from a name.
+  if (const auto *Cast = dyn_cast<CXXFunctionalCastExpr>(A))
+    A = ast::stripImplicit(Cast->getSubExpr());
+  if (const auto *CE = dyn_cast<CXXConstructExpr>(A);
+      CE && CE->getNumArgs() == 1 &&
+      isStdString(ast::stripImplicit(CE->getArg(0))->getType()))
     return true;
   if (const auto *Ref = dyn_cast<DeclRefExpr>(A))
     if (const auto *VD = dyn_cast<VarDecl>(Ref->getDecl())) {

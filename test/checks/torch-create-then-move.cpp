@@ -26,6 +26,25 @@ void noOptions(torch::Device device, int64_t n) {
   // CHECK-FIXES: auto d = torch::eye(n, torch::device(torch::Device("cuda:1")));
 }
 
+// A device named by a string the program chose (a config's device flag):
+// creating the tensor there is never worse. The name "cpu" moves nothing.
+struct RunConfig {
+  std::string device;
+};
+torch::Tensor byName(const RunConfig &cfg) {
+  auto a = torch::zeros({1, 1}, torch::kLong).to({cfg.device});
+  // CHECK-MESSAGES: :[[@LINE-1]]:47: warning: 'torch::zeros' allocates and fills this tensor on the CPU, then 'to' copies it to 'cfg.device'; pass torch::device(cfg.device) to the factory
+  // CHECK-FIXES: auto a = torch::zeros({1, 1}, torch::TensorOptions(torch::kLong).device(cfg.device));
+  auto b = torch::ones({2}).to(torch::Device(cfg.device));
+  // CHECK-MESSAGES: :[[@LINE-1]]:29: warning: 'torch::ones' allocates
+  // CHECK-FIXES: auto b = torch::ones({2}, torch::device(torch::Device(cfg.device)));
+  auto c = torch::arange(0, 4, 1, torch::kFloat).to(cfg.device);
+  // CHECK-MESSAGES: :[[@LINE-1]]:50: warning: 'torch::arange' allocates
+  // CHECK-FIXES: auto c = torch::arange(0, 4, 1, torch::TensorOptions(torch::kFloat).device(cfg.device));
+  auto d = torch::zeros({2}).to("cpu"); // near miss: the CPU
+  return a.sum() + b.sum() + c.sum() + d.sum();
+}
+
 void randomValues(torch::Device device) {
   auto r = torch::randn({4, 4}).to(device);
   // CHECK-MESSAGES: :[[@LINE-1]]:33: warning: 'torch::randn' allocates
