@@ -222,6 +222,8 @@ struct SyncInLoopCheck::Walk {
   /// In a body walk (OutsideLoops): its last statement, when it is an `if`
   /// (then the `else if` that follows it).
   const IfStmt *TailIf = nullptr;
+  /// The hot loop read (null in a body walk).
+  const Stmt *Loop = nullptr;
 
   void statementPosition(const Stmt *S) {
     const auto *E = dyn_cast_or_null<Expr>(S);
@@ -516,6 +518,7 @@ struct SyncInLoopCheck::Walk {
       bool SkipThen =
           (!Tail && leavesLoop(If->getThen())) ||
           (Check.AllowInPeriodicGuard && ast::usesModulo(If->getCond())) ||
+          ast::isCounterEquality(If->getCond(), Loop) || // `if (i == 0)`
           Flag > 0 || thenOffByDefault(If) || Placement > 0 || OnlyCPU == true;
       bool SkipElse =
           (!Tail && leavesLoop(If->getElse())) ||
@@ -682,6 +685,7 @@ void SyncInLoopCheck::check(const MatchFinder::MatchResult &Result) {
     return;
   Walk W{*this, Marker, Ctx, Fn, {}, false, {}};
   W.PatternOnly = PatternOnly;
+  W.Loop = Loop;
   W.markLoopPositions(Loop);
   // A loop between two clock reads is timed: its waits are the timing's.
   if (const CompoundStmt *Block =

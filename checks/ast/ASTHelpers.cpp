@@ -287,4 +287,44 @@ bool usesModulo(const Stmt *S) {
   return llvm::any_of(S->children(), usesModulo);
 }
 
+/// True when \p S, part of a loop, increments \p V outside nested loops.
+static bool incrementsOutsideNestedLoops(const Stmt *S, const VarDecl *V) {
+  if (!S || isa<LambdaExpr>(S) || isLoop(S))
+    return false;
+  if (const auto *UO = dyn_cast<UnaryOperator>(S))
+    if (UO->isIncrementDecrementOp() && namesDecl(UO->getSubExpr(), V))
+      return true;
+  if (const auto *CA = dyn_cast<CompoundAssignOperator>(S))
+    if (namesDecl(CA->getLHS(), V))
+      return true;
+  return llvm::any_of(S->children(), [&](const Stmt *Child) {
+    return incrementsOutsideNestedLoops(Child, V);
+  });
+}
+
+bool isCounterEquality(const Expr *Cond, const Stmt *Loop) {
+  const auto *BO =
+      Cond ? dyn_cast<BinaryOperator>(Cond->IgnoreParenImpCasts()) : nullptr;
+  if (!Loop || !BO || BO->getOpcode() != BO_EQ)
+    return false;
+  const Expr *Sides[] = {BO->getLHS()->IgnoreParenImpCasts(),
+                         BO->getRHS()->IgnoreParenImpCasts()};
+  for (int I = 0; I < 2; ++I) {
+    const auto *Ref = dyn_cast<DeclRefExpr>(Sides[I]);
+    const auto *V = Ref ? dyn_cast<VarDecl>(Ref->getDecl()) : nullptr;
+    const Expr *Other = Sides[1 - I];
+    if (!V || !V->getType()->isIntegerType() || Other->isValueDependent() ||
+        !Other->isIntegerConstantExpr(V->getASTContext()))
+      continue;
+    if (const auto *For = dyn_cast<ForStmt>(Loop);
+        For && incrementsOutsideNestedLoops(For->getInc(), V))
+      return true;
+    for (const Stmt *Child : Loop->children())
+      if (!(isa<ForStmt>(Loop) && Child == cast<ForStmt>(Loop)->getInc()) &&
+          Child && !isa<Expr>(Child) && incrementsOutsideNestedLoops(Child, V))
+        return true;
+  }
+  return false;
+}
+
 } // namespace clang::tidy::torch::ast

@@ -113,6 +113,12 @@ bool containsLoop(const Stmt *S);
 /// periodic guard), lambdas left out.
 bool usesModulo(const Stmt *S);
 
+/// True for `i == 0` (or `0 == i`, any integer constant) where \p Loop
+/// counts with `i`: its increment (`++i`, `i++`, `i += n`) runs in \p Loop
+/// outside the loops nested in it. The branch runs once per run of the
+/// loop, not on each iteration.
+bool isCounterEquality(const Expr *Cond, const Stmt *Loop);
+
 /// In a template's pattern, the callee of \p Call when it is a member call
 /// left unresolved by a dependent type (`model->forward(x)`,
 /// `t.eq(target).sum().item()`) naming an identifier; else null.

@@ -185,6 +185,27 @@ void benchmark_batches(Net &net) {
   }
 }
 
+// A branch on the loop's counter equal to a constant runs once per run of
+// the loop: the first batch's loss, once per epoch.
+void first_batch_loss(Net &net, torch::Tensor x, int batches) {
+  for (int epoch = 0; epoch < 3; ++epoch) {
+    for (int i = 0; i < batches; ++i) {
+      auto loss = net->forward(x).sum();
+      loss.backward();
+      if (i == 0)
+        std::printf("%f\n", loss.item<float>());
+    }
+    int step = 0;
+    for (int b = 0; b < batches; ++b) {
+      auto loss = net->forward(x).sum();
+      loss.backward();
+      if (1 == step)
+        std::printf("%f\n", loss.item<float>());
+      step += 1;
+    }
+  }
+}
+
 // LibTorch's own module methods (parameters(), named_buffers()) run no
 // model, whether its headers come with -isystem or -I (the libtorch-2.6
 // header set includes them with -I).

@@ -228,6 +228,22 @@ void read_then_clock(torch::nn::Linear net, torch::Tensor x) {
   }
 }
 
+// An equality with a value the loop does not count with is an ordinary
+// branch; so is one on the counter of a loop nested inside.
+void equality_branches(torch::nn::Linear net, torch::Tensor x, int mode) {
+  for (int step = 0; step < 10; ++step) {
+    auto loss = net->forward(x).sum();
+    loss.backward();
+    if (mode == 0)
+      std::printf("%f\n", loss.item<float>());
+    // CHECK-MESSAGES: :[[@LINE-1]]:32: warning: 'Tensor::item' makes the host wait
+    for (int k = 0; k < 2; ++k)
+      if (k == 0)
+        std::printf("%f\n", loss.item<float>());
+    // CHECK-MESSAGES: :[[@LINE-1]]:34: warning: 'Tensor::item' makes the host wait
+  }
+}
+
 // Calls in the loop condition run on every iteration too. In a chain, the
 // copy to the CPU is the wait; reading the CPU copy is not.
 void chains(torch::Tensor loss) {
