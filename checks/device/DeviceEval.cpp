@@ -210,6 +210,13 @@ DeviceFact DeviceFlowBuilder::computeNode(const Expr *E, libtorch::Carrier C) {
                  ? It->second
                  : DeviceFact::unknown();
     }
+    // `out.first` of a std::pair a module or a LibTorch op returned.
+    if (C == libtorch::Carrier::Tensor && FD->getIdentifier() &&
+        (FD->getName() == "first" || FD->getName() == "second") &&
+        FD->getParent()->getIdentifier() &&
+        FD->getParent()->getName() == "pair" &&
+        libtorch::outermostNamespace(FD->getParent()) == "std")
+      return tupleElementFact(Base);
     libtorch::Carrier BC = carrier(Base);
     if (BC == libtorch::Carrier::Example)
       return get(Base);
@@ -646,6 +653,28 @@ DeviceFact DeviceFlowBuilder::tupleElementFact(const Expr *Tuple) {
     if (const auto *VD = dyn_cast<VarDecl>(Ref->getDecl());
         VD && VD->hasLocalStorage() && !isa<ParmVarDecl>(VD))
       Tuple = ast::stripImplicit(VD->getInit());
+  // A module's output pair or tuple (`auto out = discriminator(x);
+  // out.first`): on the module's device, as a tensor output is.
+  const Expr *Module = nullptr;
+  if (const auto *OC = dyn_cast_or_null<CXXOperatorCallExpr>(Tuple);
+      OC && OC->getOperator() == OO_Call && OC->getNumArgs() > 0 &&
+      carrier(OC->getArg(0)) == libtorch::Carrier::Module)
+    Module = OC->getArg(0);
+  else if (const auto *MC = dyn_cast_or_null<CXXMemberCallExpr>(Tuple);
+           MC && MC->getMethodDecl() && MC->getMethodDecl()->getIdentifier() &&
+           MC->getMethodDecl()->getName() == "forward" &&
+           carrier(MC->getImplicitObjectArgument()) ==
+               libtorch::Carrier::Module)
+    Module = MC->getImplicitObjectArgument();
+  if (Module) {
+    const CXXRecordDecl *Class = libtorch::moduleClassOf(Module->getType());
+    DeviceFact M = get(Module);
+    if (libtorch::isLossModule(Class) || libtorch::isWeightlessLayer(Class) ||
+        M.Device.kind() == DeviceValue::Unspecified ||
+        !(M.Device.isKnown() || M.Device.kind() == DeviceValue::Inherited))
+      return DeviceFact::unknown();
+    return {M.Device, {}, Origin(Origin::ModuleOutput, Tuple)};
+  }
   const auto *Op = dyn_cast_or_null<CallExpr>(Tuple);
   const FunctionDecl *FD = Op ? Op->getDirectCallee() : nullptr;
   if (!FD || !libtorch::isLibTorchDecl(FD))

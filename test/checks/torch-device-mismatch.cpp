@@ -498,3 +498,29 @@ void staged_input(torch::Device device, int n) {
     (void)scaled;
   }
 }
+
+// A module that returns a pair: its elements are on the module's device, so
+// a CPU target meets them in the loss; a target moved there does not.
+struct CriticImpl : torch::nn::Module {
+  CriticImpl() { fc = register_module("fc", torch::nn::Linear(4, 2)); }
+  std::pair<torch::Tensor, torch::Tensor> forward(torch::Tensor x) {
+    auto y = fc(x);
+    return {y, y.sum(1)};
+  }
+  torch::nn::Linear fc{nullptr};
+};
+TORCH_MODULE(Critic);
+void critic_step(torch::Device device, torch::Tensor x) {
+  Critic critic;
+  critic->to(device);
+  auto mse = torch::nn::MSELoss();
+  auto fake_label = torch::zeros({8, 2});
+  auto out = critic(x.to(device));
+  auto out_gan = out.first;
+  auto err = mse(out_gan, fake_label);
+  // CHECK-MESSAGES: :[[@LINE-1]]:14: warning: 'fake_label' is on the CPU (created without a device) but 'out_gan' is on 'device'
+  auto score = std::get<1>(critic->forward(x.to(device)));
+  auto ok = mse(score, torch::zeros({8}, device)); // near miss
+  (void)err;
+  (void)ok;
+}
