@@ -61,6 +61,14 @@ if config.cuda_flags:
     config.substitutions.append(("%cuda_root", config.cuda_root))
 if config.header_set.startswith("libtorch-cuda"):
     config.available_features.add("libtorch-cuda")
+# The check tests' CUDA-unit variants (`%if cuda-variants`) run in the CUDA
+# LibTorch's header set, which parses them with ATen/cuda and c10/cuda as
+# well; the main set runs them only where that set is absent.
+cuda_libtorch_set = os.path.exists(os.path.join(
+    config.torch_tidy_obj_root, "test", "libtorch-cuda-2.6", "lit.site.cfg.py"))
+if config.cuda_flags and (config.header_set.startswith("libtorch-cuda") or
+                          not cuda_libtorch_set):
+    config.available_features.add("cuda-variants")
 # The CUDA LibTorch's headers, for the tool tests' CUDA extensions.
 if config.cuda_flags and os.path.exists(os.path.join(
         config.libtorch_cuda_include, "ATen", "cuda", "CUDAContext.h")):

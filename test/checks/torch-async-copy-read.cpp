@@ -2,7 +2,7 @@
 // RUN: %check_torch_tidy --via plugin --no-compile %s torch-async-copy-read %t.plugin -- %torch_flags
 // The same file as a CUDA unit's host side (clang -x cuda --cuda-host-only):
 // the same findings and fixes.
-// RUN: %if cuda %{ %check_torch_tidy %s torch-async-copy-read %t.cuda -- %cuda_flags %}
+// RUN: %if cuda-variants %{ %check_torch_tidy %s torch-async-copy-read %t.cuda -- %cuda_flags %}
 
 // Host reads of a tensor filled by a non-blocking copy from the device, and
 // the near misses: reads after a synchronize or an event wait, uploads,

@@ -2,7 +2,7 @@
 // RUN: %check_torch_tidy --via plugin --no-compile %s torch-device-mismatch %t.plugin -- %torch_flags
 // The same file as a CUDA unit's host side (clang -x cuda --cuda-host-only):
 // the same findings and fixes.
-// RUN: %if cuda %{ %check_torch_tidy %s torch-device-mismatch %t.cuda -- %cuda_flags %}
+// RUN: %if cuda-variants %{ %check_torch_tidy %s torch-device-mismatch %t.cuda -- %cuda_flags %}
 
 // Each source of a device, each op kind: a CPU tensor meets a tensor on a
 // device. Fix-its give a factory call the other operand's device when its

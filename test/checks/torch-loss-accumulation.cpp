@@ -2,7 +2,7 @@
 // RUN: %check_torch_tidy --via plugin --no-compile %s torch-loss-accumulation %t.plugin -- %torch_flags
 // The same file as a CUDA unit's host side (clang -x cuda --cuda-host-only):
 // the same findings and fixes.
-// RUN: %if cuda %{ %check_torch_tidy %s torch-loss-accumulation %t.cuda -- %cuda_flags %}
+// RUN: %if cuda-variants %{ %check_torch_tidy %s torch-loss-accumulation %t.cuda -- %cuda_flags %}
 
 #include <torch/torch.h>
 #include <deque>
