@@ -98,8 +98,33 @@ struct Assignment {
   const CXXCtorInitializer *Init = nullptr; ///< mem-initializer form
   const FunctionDecl *Fn = nullptr;
   SourceLocation Loc;
+  /// A container filled in place (`list->push_back(...)`): no value to wrap.
+  bool Filled = false;
 };
 } // namespace
+
+/// `F->push_back(m)`, `F->extend(...)`, `F->insert(...)`, `F->update(...)`
+/// on a container field F of `this` below \p S: its first such call.
+static const CXXMemberCallExpr *firstFill(const Stmt *S, const FieldDecl *F) {
+  if (!S || isa<LambdaExpr>(S))
+    return nullptr;
+  if (const auto *MC = dyn_cast<CXXMemberCallExpr>(S)) {
+    const CXXMethodDecl *MD = MC->getMethodDecl();
+    const Expr *Object = ast::stripImplicit(MC->getImplicitObjectArgument());
+    if (const auto *Arrow = dyn_cast<CXXOperatorCallExpr>(Object);
+        Arrow && Arrow->getOperator() == OO_Arrow)
+      Object = Arrow->getArg(0);
+    if (MD && MD->getIdentifier() &&
+        llvm::is_contained({"push_back", "extend", "insert", "update"},
+                           MD->getName()) &&
+        ast::thisField(Object) == F)
+      return MC;
+  }
+  for (const Stmt *Child : S->children())
+    if (const CXXMemberCallExpr *Found = firstFill(Child, F))
+      return Found;
+  return nullptr;
+}
 
 /// Assignments `F = value;` to fields of `this` below \p S.
 static void collectAssignments(
@@ -273,6 +298,27 @@ void UnregisteredMemberCheck::checkClass(
         Init && !isNullValue(Init))
       List.push_back(
           {Assignment::InClass, Init, nullptr, nullptr, FD->getLocation()});
+  // A container member left to its default constructor and filled by a
+  // constructor (`torch::nn::ModuleList blocks;` ... `blocks->push_back(b)`).
+  for (auto &[FD, List] : Assigned) {
+    const CXXRecordDecl *Class = libtorch::moduleClassOf(FD->getType());
+    StringRef Name = Class && Class->getIdentifier() ? Class->getName() : "";
+    if (!List.empty() || FD->hasInClassInitializer() ||
+        libtorch::moduleMemberKind(FD->getType()) != MemberKind::Holder ||
+        !(Name == "ModuleListImpl" || Name == "ModuleDictImpl" ||
+          Name == "SequentialImpl"))
+      continue;
+    for (const CXXConstructorDecl *Ctor : RD->ctors()) {
+      const FunctionDecl *Def = nullptr;
+      if (!Ctor->hasBody(Def))
+        continue;
+      if (const CXXMemberCallExpr *Fill = firstFill(Def->getBody(), FD)) {
+        List.push_back({Assignment::Ctor, Fill, nullptr, Def,
+                        Fill->getBeginLoc(), /*Filled=*/true});
+        break;
+      }
+    }
+  }
 
   // Report fields in declaration order.
   for (const FieldDecl *FD : RD->fields()) {
@@ -327,7 +373,7 @@ void UnregisteredMemberCheck::checkClass(
       llvm::SmallPtrSet<const FunctionDecl *, 4> Fixed;
       for (const Assignment &A : List)
         if (A.Place == (InReset ? Assignment::Reset : Assignment::Ctor) &&
-            Fixed.insert(A.Fn).second)
+            !A.Filled && Fixed.insert(A.Fn).second)
           addRegistrationFix(D, FD, Kind, A, SM, LO);
     }
     diag(FD->getLocation(), "'%0' is declared here", DiagnosticIDs::Note)

@@ -241,3 +241,25 @@ struct HeadsImpl : torch::nn::Module {
   }
   torch::nn::ModuleList heads;
 };
+
+// A container left to its default constructor and filled in the
+// constructor holds what is pushed into it: unregistered, it is lost. No
+// fix-it: the registration is a statement of its own. Registered, it is
+// fine.
+struct StylesImpl : torch::nn::Module {
+  StylesImpl() {
+    for (int i = 0; i < 3; ++i)
+      blocks->push_back(torch::nn::Linear(8, 8));
+    // CHECK-MESSAGES: :[[@LINE-1]]:7: warning: submodule 'blocks' is never registered
+    // CHECK-MESSAGES: :[[@LINE+9]]:25: note: 'blocks' is declared here
+    kept->push_back(torch::nn::Linear(8, 8));
+    register_module("kept", kept);
+  }
+  torch::Tensor forward(torch::Tensor x) {
+    for (const auto &b : *blocks)
+      x = b->as<torch::nn::Linear>()->forward(x);
+    return kept[0]->as<torch::nn::Linear>()->forward(x);
+  }
+  torch::nn::ModuleList blocks;
+  torch::nn::ModuleList kept;
+};
