@@ -425,6 +425,16 @@ void collectCalls(const Stmt *S, const std::string &Why, unsigned Depth,
                   bool BySize, std::deque<PerStepSeed> &Out) {
   if (!S)
     return;
+  // A branch under a periodic guard (`if (step % every == 0) sample();`)
+  // runs once per interval: its calls are not per step.
+  if (const auto *If = dyn_cast<IfStmt>(S);
+      If && ast::usesModulo(If->getCond())) {
+    const Stmt *Parts[] = {If->getInit(), If->getConditionVariableDeclStmt(),
+                           If->getCond(), If->getElse()};
+    for (const Stmt *Part : Parts)
+      collectCalls(Part, Why, Depth, BySize, Out);
+    return;
+  }
   if (const auto *Call = dyn_cast<CallExpr>(S))
     Out.push_back({Call, Why, Depth, BySize});
   if (const auto *Lambda = dyn_cast<LambdaExpr>(S))
@@ -515,6 +525,15 @@ static void collectElsewhereCalls(const Stmt *S, std::set<std::string> &Out,
                                   const CallExpr **First = nullptr) {
   if (!S || ast::isLoop(S) || isa<LambdaExpr>(S))
     return;
+  // Not the calls under a periodic guard: they run once per interval.
+  if (const auto *If = dyn_cast<IfStmt>(S);
+      If && ast::usesModulo(If->getCond())) {
+    const Stmt *Parts[] = {If->getInit(), If->getConditionVariableDeclStmt(),
+                           If->getCond(), If->getElse()};
+    for (const Stmt *Part : Parts)
+      collectElsewhereCalls(Part, Out, First);
+    return;
+  }
   if (const auto *Call = dyn_cast<CallExpr>(S))
     if (const FunctionDecl *FD = elsewhereCallee(Call)) {
       Out.insert(device::functionKey(FD));

@@ -27,3 +27,8 @@ void Client::calibrate() {
   auto probe = torch::ones({1, 16}, device);
   std::cout << model.forward({probe}).toTensor().sum().item<float>() << "\n";
 }
+
+void Client::snapshot(int frame) {
+  calibrate();
+  std::cout << frame << " " << result.sum().item<float>() << "\n";
+}

@@ -10,6 +10,7 @@ struct Client {
   void dump(const torch::Tensor &x);
   void calibrate();
   void read(std::vector<float> &frame);
+  void snapshot(int frame);
 
   torch::jit::script::Module model;
   torch::Device device;

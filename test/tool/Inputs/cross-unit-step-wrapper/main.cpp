@@ -5,8 +5,11 @@ int main() {
   Client client(device);
   client.calibrate();
   std::vector<float> frame;
+  int frames = 0;
   while (true) {
     client.getFeed(frame, false);
+    if (++frames % 1000 == 0)
+      client.snapshot(frames);
     if (frame.empty())
       break;
   }
