@@ -2,6 +2,7 @@
 #include "CreateThenMoveCheck.h"
 #include "ast/ASTHelpers.h"
 #include "ast/CheckOptions.h"
+#include "ast/ConstantStrings.h"
 #include "device/DeviceDiagnostics.h"
 #include "device/DeviceFlow.h"
 #include "libtorch/DeviceRules.h"
@@ -67,14 +68,6 @@ static bool isRandom(StringRef Name) {
          Name == "multinomial";
 }
 
-static bool isStdString(QualType T) {
-  const CXXRecordDecl *RD = T->getAsCXXRecordDecl();
-  return RD && RD->getIdentifier() &&
-         (RD->getName() == "basic_string" ||
-          RD->getName() == "basic_string_view") &&
-         libtorch::outermostNamespace(RD) == "std";
-}
-
 /// The device argument of a conversion that moves only the device
 /// (`.to(device)`, `.to(torch::kCUDA)`, `.to("cuda:0")`), or null.
 static const Expr *soleDeviceArgument(const CXXMemberCallExpr *Move) {
@@ -94,12 +87,12 @@ static const Expr *soleDeviceArgument(const CXXMemberCallExpr *Move) {
   if (const auto *CE = dyn_cast<CXXConstructExpr>(Written);
       CE && C == libtorch::Carrier::Options && CE->getNumArgs() == 1 &&
       CE->getConstructor()->isTemplateInstantiation() &&
-      isStdString(ast::stripImplicit(CE->getArg(0))->getType()))
+      ast::isStdStringType(ast::stripImplicit(CE->getArg(0))->getType()))
     return CE->getArg(0);
   // A device name: "cuda:0", or a std::string (`cfg.device`).
   bool String = Written->getType()->isPointerType() ||
                 Written->getType()->isArrayType() ||
-                isStdString(Written->getType());
+                ast::isStdStringType(Written->getType());
   return libtorch::holdsDevice(C) || String ? Device : nullptr;
 }
 
@@ -465,14 +458,14 @@ static bool targetFromElsewhere(const CXXMemberCallExpr *Move) {
   if (!A)
     return false;
   A = ast::stripCopiesAndConversions(A);
-  if (isTensorDevice(A) || isStdString(A->getType()))
+  if (isTensorDevice(A) || ast::isStdStringType(A->getType()))
     return true;
   // `{cfg.device}`, `torch::Device(name)`: a Device built from a name.
   if (const auto *Cast = dyn_cast<CXXFunctionalCastExpr>(A))
     A = ast::stripImplicit(Cast->getSubExpr());
   if (const auto *CE = dyn_cast<CXXConstructExpr>(A);
       CE && CE->getNumArgs() == 1 &&
-      isStdString(ast::stripImplicit(CE->getArg(0))->getType()))
+      ast::isStdStringType(ast::stripImplicit(CE->getArg(0))->getType()))
     return true;
   if (const auto *Ref = dyn_cast<DeclRefExpr>(A))
     if (const auto *VD = dyn_cast<VarDecl>(Ref->getDecl())) {

@@ -287,6 +287,16 @@ bool usesModulo(const Stmt *S) {
   return llvm::any_of(S->children(), usesModulo);
 }
 
+std::optional<std::array<const Stmt *, 4>>
+partsBesidePeriodicBranch(const Stmt *S) {
+  const auto *If = dyn_cast_or_null<IfStmt>(S);
+  if (!If || !usesModulo(If->getCond()))
+    return std::nullopt;
+  return std::array<const Stmt *, 4>{If->getInit(),
+                                     If->getConditionVariableDeclStmt(),
+                                     If->getCond(), If->getElse()};
+}
+
 /// True when \p S, part of a loop, increments \p V outside nested loops.
 static bool incrementsOutsideNestedLoops(const Stmt *S, const VarDecl *V) {
   if (!S || isa<LambdaExpr>(S) || isLoop(S))

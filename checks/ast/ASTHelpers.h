@@ -21,6 +21,8 @@
 #include "llvm/ADT/STLFunctionalExtras.h"
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/StringRef.h"
+#include <array>
+#include <optional>
 #include <utility>
 #include <vector>
 
@@ -112,6 +114,13 @@ bool containsLoop(const Stmt *S);
 /// True for `step % interval == 0` and other conditions using '%' (a
 /// periodic guard), lambdas left out.
 bool usesModulo(const Stmt *S);
+
+/// For an `if` under a periodic guard (usesModulo on its condition, `if
+/// (step % every == 0) ...`): the parts that run on every pass, its
+/// init-statement, condition variable, condition and else branch (some may
+/// be null); nullopt for any other statement.
+std::optional<std::array<const Stmt *, 4>>
+partsBesidePeriodicBranch(const Stmt *S);
 
 /// True for `i == 0` (or `0 == i`, any integer constant) where \p Loop
 /// counts with `i`: its increment (`++i`, `i++`, `i += n`) runs in \p Loop

@@ -24,7 +24,7 @@ static const StringLiteral *literalIn(const Expr *E, int Depth = 0) {
   return nullptr;
 }
 
-static bool isStdStringType(QualType T) {
+bool isStdStringType(QualType T) {
   const auto *RD = T.getNonReferenceType()->getAsCXXRecordDecl();
   return RD && RD->isInStdNamespace() && RD->getIdentifier() &&
          (RD->getName() == "basic_string" ||

@@ -20,6 +20,10 @@ namespace clang::tidy::torch::ast {
 /// const member calls). Otherwise nullopt.
 std::optional<llvm::StringRef> constantString(const Expr *E);
 
+/// True for std::string and std::string_view (any basic_string), also
+/// through a reference.
+bool isStdStringType(QualType T);
+
 /// Whether \p Cond, a `==` or `!=` of two strings that constantString
 /// knows, is true; nullopt for any other condition.
 std::optional<bool> constantStringComparison(const Expr *Cond);

@@ -43,11 +43,8 @@ HiddenWait findSync(const Stmt *S, const FunctionDecl *In, unsigned Depth,
     return {};
   // A branch under a periodic guard (`if (epoch % 4000 == 0) print(q);`)
   // runs once per interval.
-  if (const auto *If = dyn_cast<IfStmt>(S);
-      If && ast::usesModulo(If->getCond())) {
-    const Stmt *Parts[] = {If->getInit(), If->getConditionVariableDeclStmt(),
-                           If->getCond(), If->getElse()};
-    for (const Stmt *Part : Parts)
+  if (auto Parts = ast::partsBesidePeriodicBranch(S)) {
+    for (const Stmt *Part : *Parts)
       if (HiddenWait Found = findSync(Part, In, Depth, SkipLoops, Ctx);
           Found.Call)
         return Found;

@@ -427,11 +427,8 @@ void collectCalls(const Stmt *S, const std::string &Why, unsigned Depth,
     return;
   // A branch under a periodic guard (`if (step % every == 0) sample();`)
   // runs once per interval: its calls are not per step.
-  if (const auto *If = dyn_cast<IfStmt>(S);
-      If && ast::usesModulo(If->getCond())) {
-    const Stmt *Parts[] = {If->getInit(), If->getConditionVariableDeclStmt(),
-                           If->getCond(), If->getElse()};
-    for (const Stmt *Part : Parts)
+  if (auto Parts = ast::partsBesidePeriodicBranch(S)) {
+    for (const Stmt *Part : *Parts)
       collectCalls(Part, Why, Depth, BySize, Out);
     return;
   }
@@ -526,11 +523,8 @@ static void collectElsewhereCalls(const Stmt *S, std::set<std::string> &Out,
   if (!S || ast::isLoop(S) || isa<LambdaExpr>(S))
     return;
   // Not the calls under a periodic guard: they run once per interval.
-  if (const auto *If = dyn_cast<IfStmt>(S);
-      If && ast::usesModulo(If->getCond())) {
-    const Stmt *Parts[] = {If->getInit(), If->getConditionVariableDeclStmt(),
-                           If->getCond(), If->getElse()};
-    for (const Stmt *Part : Parts)
+  if (auto Parts = ast::partsBesidePeriodicBranch(S)) {
+    for (const Stmt *Part : *Parts)
       collectElsewhereCalls(Part, Out, First);
     return;
   }
