@@ -574,12 +574,17 @@ DeviceFlowBuilder::moduleCallFact(const Expr *Call, const Expr *Module,
   if (libtorch::isLossModule(Class) || libtorch::isWeightlessLayer(Class))
     return Tensors.empty() ? DeviceFact::unknown()
                            : common(Tensors, /*Broadcast=*/false);
+  return onModuleDevice(Call, Module);
+}
+
+DeviceFact DeviceFlowBuilder::onModuleDevice(const Expr *Output,
+                                             const Expr *Module) {
   DeviceFact M = get(Module);
   // Inherited: moved to a parameter's device on one path, to the CPU on
   // another.
   if ((M.Device.isKnown() || M.Device.kind() == DeviceValue::Inherited) &&
       M.Device.kind() != DeviceValue::Unspecified)
-    return {M.Device, {}, Origin(Origin::ModuleOutput, Call)};
+    return {M.Device, {}, Origin(Origin::ModuleOutput, Output)};
   return DeviceFact::unknown();
 }
 
@@ -668,12 +673,9 @@ DeviceFact DeviceFlowBuilder::tupleElementFact(const Expr *Tuple) {
     Module = MC->getImplicitObjectArgument();
   if (Module) {
     const CXXRecordDecl *Class = libtorch::moduleClassOf(Module->getType());
-    DeviceFact M = get(Module);
-    if (libtorch::isLossModule(Class) || libtorch::isWeightlessLayer(Class) ||
-        M.Device.kind() == DeviceValue::Unspecified ||
-        !(M.Device.isKnown() || M.Device.kind() == DeviceValue::Inherited))
+    if (libtorch::isLossModule(Class) || libtorch::isWeightlessLayer(Class))
       return DeviceFact::unknown();
-    return {M.Device, {}, Origin(Origin::ModuleOutput, Tuple)};
+    return onModuleDevice(Tuple, Module);
   }
   const auto *Op = dyn_cast_or_null<CallExpr>(Tuple);
   const FunctionDecl *FD = Op ? Op->getDirectCallee() : nullptr;

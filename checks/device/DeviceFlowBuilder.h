@@ -89,6 +89,9 @@ private:
   DeviceFact factoryFact(const CallExpr *Call, libtorch::FactoryKind K);
   DeviceFact moduleCallFact(const Expr *Call, const Expr *Module,
                             llvm::ArrayRef<const Expr *> Args);
+  /// \p Output of \p Module (a tensor, a pair's element) on the module's
+  /// device, when that is known or inherited; else Unknown.
+  DeviceFact onModuleDevice(const Expr *Output, const Expr *Module);
   DeviceFact conversionFact(const CXXMemberCallExpr *Call);
   DeviceValue deviceArgument(const Expr *E);
   DeviceFact common(llvm::ArrayRef<const Expr *> Operands, bool Broadcast);
