@@ -390,6 +390,9 @@ def write_markdown(out, repos, report, results, eval_dir, setname, trees):
         lines += ["", "## Rounds 26 to 28: labelled blind, then used for tuning",
                   ""] + kept(["training-heldout25", "training-heldout26",
                               "training-heldout27"])
+        lines += ["", "## Rounds 29 to 31: held out, scored with the checks frozen",
+                  ""] + kept(["training-heldout28", "training-heldout29",
+                              "training-heldout30"])
         lines += ["", "## Rounds 13 and 15: held out, scored with the checks frozen",
                   ""] + kept(["training-heldout12", "training-heldout14"])
         lines += ["", "## The project issue 36 was measured on", ""] + kept(
@@ -484,6 +487,12 @@ SETS = collections.OrderedDict([
                             "evaluation-heldout26.md")),
     ("training-heldout27", ("training-heldout27", "eval-heldout27",
                             "evaluation-heldout27.md")),
+    ("training-heldout28", ("training-heldout28", "eval-heldout28",
+                            "evaluation-heldout28.md")),
+    ("training-heldout29", ("training-heldout29", "eval-heldout29",
+                            "evaluation-heldout29.md")),
+    ("training-heldout30", ("training-heldout30", "eval-heldout30",
+                            "evaluation-heldout30.md")),
     ("training-koba", ("training-koba", "eval-koba", "evaluation-koba.md")),
     # Not labelled: large extension projects for the cold-run benchmark
     # (bench/codebase.sh --extensions), written with --database-only.
