@@ -7,6 +7,7 @@
 #include "device/DeviceFlow.h"
 #include "device/ProgramFacts.h"
 #include "libtorch/CudaApi.h"
+#include "libtorch/PrecompiledLibrary.h"
 #include "libtorch/ProgramCode.h"
 #include "libtorch/TorchTypes.h"
 #include "program/GpuUse.h"
@@ -18,6 +19,7 @@
 namespace clang::tidy::torch {
 
 void TorchCheck::onStartOfTranslationUnit() {
+  libtorch::narrowTraversalToProgram();
   Reported.clear();
   MatchedFn = nullptr;
   DeviceBodies.clear();
@@ -25,6 +27,11 @@ void TorchCheck::onStartOfTranslationUnit() {
   program::clearGpuUseCache();
   device::clearCallerDevicesCache();
   program::clearKernelLaunchCache();
+}
+
+void TorchCheck::registerPPCallbacks(const SourceManager &SM, Preprocessor *PP,
+                                     Preprocessor *) {
+  libtorch::skipPrecompiledLibrary(SM, *PP);
 }
 
 void TorchCheck::onEndOfTranslationUnit() {
@@ -110,8 +117,9 @@ void KernelCheck::registerMatchers(ast_matchers::MatchFinder *Finder) {
                      this);
 }
 
-void KernelCheck::registerPPCallbacks(const SourceManager &, Preprocessor *P,
-                                      Preprocessor *) {
+void KernelCheck::registerPPCallbacks(const SourceManager &SM, Preprocessor *P,
+                                      Preprocessor *Expander) {
+  TorchCheck::registerPPCallbacks(SM, P, Expander);
   PP = P;
 }
 

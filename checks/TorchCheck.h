@@ -37,12 +37,19 @@ public:
     return TK_AsIs;
   }
   /// Checks that override this call it first. Drops the hot-loop caches
-  /// (program/HotLoops.h) of the previous translation unit.
+  /// (program/HotLoops.h) of the previous translation unit, and narrows the
+  /// matchers' traversal of a unit read with a precompiled header to the
+  /// program's declarations (libtorch/PrecompiledLibrary.h).
   void onStartOfTranslationUnit() override;
   /// Checks that override this call it. In a batch worker, the first check
   /// to end a CUDA unit with compile errors writes where its device code is
   /// (program::deviceCodeFacts), for the driver to judge the errors.
   void onEndOfTranslationUnit() override;
+  /// Checks that override this call it: a unit read with a precompiled
+  /// header leaves the vtables its library code used undefined
+  /// (libtorch/PrecompiledLibrary.h).
+  void registerPPCallbacks(const SourceManager &SM, Preprocessor *PP,
+                           Preprocessor *ModuleExpanderPP) override;
 
 protected:
   /// True the first time it is called with \p Loc in this file, unless

@@ -1,0 +1,3 @@
+#include <torch/branches.h>
+#include "branches.h"
+int main() { return libraryPick(true) + ownPick(false); }

@@ -1,0 +1,2 @@
+#include <torch/branches.h>
+#include "branches.h"

@@ -1,0 +1,1 @@
+// Marks this folder as a LibTorch include tree (libtorch/ProgramCode.h).

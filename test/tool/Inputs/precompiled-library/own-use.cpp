@@ -1,0 +1,5 @@
+struct MainDerived : Base<char> {};
+int main() {
+  MainDerived D;
+  (void)D;
+}

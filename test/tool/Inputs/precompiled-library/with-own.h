@@ -1,0 +1,2 @@
+#include <library.h>
+#include "own.h"
