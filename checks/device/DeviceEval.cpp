@@ -37,6 +37,9 @@ DeviceFact DeviceFlowBuilder::compute(const Expr *E) {
 }
 
 DeviceFact DeviceFlowBuilder::initialFact(const ValueDecl *D) {
+  if (const auto *V = dyn_cast<VarDecl>(D); V && isCaptured(V))
+    if (DeviceFact F = capturedFact(V); F.Device.isKnown())
+      return F;
   libtorch::Carrier C = cachedCarrier(D->getType());
   auto Symbolic = [&] {
     return DeviceFact{DeviceValue::onDevice(D),
@@ -94,9 +97,108 @@ DeviceFact DeviceFlowBuilder::varFact(const ValueDecl *D) {
   auto It = Cur.find(D);
   if (It != Cur.end())
     return It->second;
-  if (isLocal(D))
+  if (isLocal(D)) {
+    if (const auto *V = cast<VarDecl>(D); isCaptured(V))
+      if (DeviceFact F = capturedFact(V); F.Device.isKnown())
+        return F;
     return DeviceFact::unknown();
+  }
   return initialFact(D);
+}
+
+/// The lambda expression in \p S that creates \p Closure.
+static const LambdaExpr *lambdaCreating(const Stmt *S,
+                                        const CXXRecordDecl *Closure) {
+  if (!S)
+    return nullptr;
+  if (const auto *L = dyn_cast<LambdaExpr>(S);
+      L && L->getLambdaClass() == Closure)
+    return L;
+  for (const Stmt *C : S->children())
+    if (const LambdaExpr *L = lambdaCreating(C, Closure))
+      return L;
+  return nullptr;
+}
+
+/// Whether \p S (lambda bodies in it too) assigns \p V, takes its address
+/// or passes it by non-const reference.
+static bool changesIn(const Stmt *S, const VarDecl *V) {
+  if (!S)
+    return false;
+  if (auto [L, R] = ast::asAssignment(S); L && ast::namesDecl(L, V))
+    return true;
+  if (const auto *U = dyn_cast<UnaryOperator>(S);
+      U && U->getOpcode() == UO_AddrOf && ast::namesDecl(U->getSubExpr(), V))
+    return true;
+  if (const auto *Call = dyn_cast<CallExpr>(S))
+    if (const FunctionDecl *FD = Call->getDirectCallee()) {
+      // A member operator's object is its first argument, not a parameter.
+      unsigned Shift =
+          isa<CXXOperatorCallExpr>(Call) && isa<CXXMethodDecl>(FD) ? 1 : 0;
+      for (unsigned I = 0, N = FD->getNumParams();
+           I < N && I + Shift < Call->getNumArgs(); ++I) {
+        QualType T = FD->getParamDecl(I)->getType();
+        if (T->isLValueReferenceType() &&
+            !T.getNonReferenceType().isConstQualified() &&
+            ast::namesDecl(Call->getArg(I + Shift), V))
+          return true;
+      }
+    }
+  if (const auto *L = dyn_cast<LambdaExpr>(S))
+    if (changesIn(L->getBody(), V))
+      return true;
+  return llvm::any_of(S->children(),
+                      [V](const Stmt *C) { return changesIn(C, V); });
+}
+
+/// Whether \p S moves the module \p V (`v->to(...)`) after \p Loc.
+static bool movesModuleAfter(const Stmt *S, const VarDecl *V,
+                             SourceLocation Loc, const SourceManager &SM) {
+  if (!S)
+    return false;
+  if (const auto *MC = dyn_cast<CXXMemberCallExpr>(S))
+    if (const CXXMethodDecl *MD = MC->getMethodDecl())
+      if (MD->getIdentifier() && MD->getName() == "to" &&
+          libtorch::isModuleClass(MD->getParent()) &&
+          libtorch::moduleRoot(MC->getImplicitObjectArgument()).Root == V &&
+          SM.isBeforeInTranslationUnit(Loc, MC->getBeginLoc()))
+        return true;
+  return llvm::any_of(S->children(), [&](const Stmt *C) {
+    return movesModuleAfter(C, V, Loc, SM);
+  });
+}
+
+DeviceFact DeviceFlowBuilder::capturedFact(const VarDecl *V) {
+  const auto *Call = dyn_cast<CXXMethodDecl>(Fn);
+  if (!Call || !Call->getParent()->isLambda())
+    return DeviceFact::unknown();
+  auto [It, New] = Captured.try_emplace(V, DeviceFact::unknown());
+  if (!New)
+    return It->second;
+  const CXXRecordDecl *Closure = Call->getParent();
+  const auto *Outer = dyn_cast<FunctionDecl>(Closure->getDeclContext());
+  if (!Outer || V->getDeclContext() != Outer || !Outer->getBody())
+    return It->second;
+  const LambdaExpr *L = lambdaCreating(Outer->getBody(), Closure);
+  llvm::errs() << V->getName() << " L " << (L != nullptr) << " changes "
+               << changesIn(Outer->getBody(), V) << " moves "
+               << (L && movesModuleAfter(Outer->getBody(), V, L->getBeginLoc(),
+                                         Ctx.getSourceManager()))
+               << "\n";
+  if (!L || changesIn(Outer->getBody(), V) ||
+      movesModuleAfter(Outer->getBody(), V, L->getBeginLoc(),
+                       Ctx.getSourceManager()))
+    return It->second;
+  for (auto [C, Init] : llvm::zip(L->captures(), L->capture_inits()))
+    if (C.capturesVariable() && C.getCapturedVar() == V && Init) {
+      DeviceFact F = DeviceFlow::get(Outer, Ctx).factOf(Init);
+      llvm::errs() << V->getName() << " known " << F.Device.isKnown() << " cpu "
+                   << F.Device.isCPU() << "\n";
+      // `It` may have moved while the outer function was analysed.
+      Captured[V] = F;
+      return F;
+    }
+  return It->second;
 }
 
 DeviceValue DeviceFlowBuilder::deviceArgument(const Expr *E) {

@@ -56,8 +56,11 @@
 // function whose CFG has more than MaxBlocks blocks or MaxElements elements,
 // or that does not converge within MaxVisitsPerBlock visits per block.
 // A lambda body is analysed as a function of its own, on request (factOf()
-// of an expression in it); what it captures is Unknown there, and a local
-// that a lambda captures by reference and assigns is Unknown everywhere.
+// of an expression in it); what it captures has there the fact it had where
+// the lambda was created, when the function around it never assigns it,
+// takes its address or passes it by non-const reference (nor moves it, a
+// module, after the lambda), and is Unknown otherwise; a local that a lambda
+// captures by reference and assigns is Unknown everywhere.
 // A tensor passed by non-const reference to a function outside LibTorch, and
 // a module passed to one at all, become Unknown there.
 #ifndef TORCH_TIDY_DEVICE_DEVICEFLOW_H

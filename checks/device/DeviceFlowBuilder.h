@@ -77,6 +77,16 @@ private:
   DeviceFact compute(const Expr *E);
   DeviceFact computeNode(const Expr *E, libtorch::Carrier C);
   DeviceFact varFact(const ValueDecl *D);
+  /// For \p V, a local of the function around the lambda analysed here:
+  /// its fact where the lambda captures it, in that function's analysis,
+  /// when that function never changes it (nor moves it, a module, after the
+  /// lambda); else unknown, as any capture.
+  DeviceFact capturedFact(const VarDecl *V);
+  /// Whether \p V is a local or parameter of another function (the one
+  /// around the lambda analysed here).
+  bool isCaptured(const VarDecl *V) const {
+    return V->getDeclContext() != Fn && isa<FunctionDecl>(V->getDeclContext());
+  }
   DeviceFact initialFact(const ValueDecl *D);
   DeviceFact constructFact(const CXXConstructExpr *CE, libtorch::Carrier C);
   /// An element of a tensor sequence: Inherited from its parameter or the
@@ -126,6 +136,7 @@ private:
   llvm::DenseSet<const Stmt *> Elements;
   State Cur;
   llvm::DenseMap<const Expr *, MemoEntry> Memo;
+  llvm::DenseMap<const VarDecl *, DeviceFact> Captured;
   unsigned Visit = 0;
   unsigned Depth = 0;
 };

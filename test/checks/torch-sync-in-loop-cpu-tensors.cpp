@@ -495,3 +495,51 @@ void runAgent(EpsilonAgent &agent, torch::optim::SGD &opt) {
     opt.step();
   }
 }
+
+// A device the enclosing function initialises and never changes is what a
+// lambda capturing it sees: the CPU here (the program's "simple enough to
+// train on CPUs" choice), so the per-character reads wait for nothing.
+// Near misses: a captured device set to CUDA, and one the function changes
+// later (unknown in the lambda, as any capture).
+void captured_cpu_device(Net &net) {
+  torch::Device device(torch::kCPU);
+  net->to(device);
+  auto sample = [&net, &device](torch::Tensor x) {
+    for (int i = 0; i < 20; ++i) {
+      auto out = net->forward(x.to(device));
+      if (out.argmax().item<int64_t>() == 0) // near miss
+        break;
+    }
+  };
+  sample(torch::rand({1, 784}));
+}
+void captured_cuda_device(Net &net) {
+  torch::Device device(torch::kCUDA);
+  net->to(device);
+  auto sample = [&net, &device](torch::Tensor x) {
+    for (int i = 0; i < 20; ++i) {
+      auto out = net->forward(x.to(device));
+      if (out.argmax().item<int64_t>() == 0)
+        break;
+      // CHECK-MESSAGES: :[[@LINE-2]]:24: warning: 'Tensor::item' makes the host wait for the device on every iteration of this inference loop
+      // CHECK-MESSAGES: :[[@LINE-4]]:23: note: this loop runs the model: 'forward' is called here
+    }
+  };
+  sample(torch::rand({1, 784}));
+}
+void captured_changed_device(Net &net, bool gpu) {
+  torch::Device device(torch::kCPU);
+  if (gpu)
+    device = torch::Device(torch::kCUDA);
+  net->to(device);
+  auto sample = [&net, &device](torch::Tensor x) {
+    for (int i = 0; i < 20; ++i) {
+      auto out = net->forward(x.to(device));
+      if (out.argmax().item<int64_t>() == 0)
+        break;
+      // CHECK-MESSAGES: :[[@LINE-2]]:24: warning: 'Tensor::item' makes the host wait for the device on every iteration of this inference loop
+      // CHECK-MESSAGES: :[[@LINE-4]]:23: note: this loop runs the model: 'forward' is called here
+    }
+  };
+  sample(torch::rand({1, 784}));
+}
