@@ -386,8 +386,17 @@ void DeviceFlowBuilder::transferElement(const Stmt *S) {
     return;
   }
   if (auto [LHS, RHS] = ast::asAssignment(S); LHS && RHS) {
+    const auto *Tie = dyn_cast<CallExpr>(ast::stripImplicit(LHS));
     if (const ValueDecl *D = assignedDecl(LHS)) {
       assign(D, get(RHS), false);
+    } else if (Tie && ast::isStdCall(Tie, "tie")) {
+      // `std::tie(output, hidden) = rnn->forward(x, hidden)`: each tensor
+      // takes the device of the tuple's elements.
+      DeviceFact F = tupleElementFact(RHS);
+      for (const Expr *A : Tie->arguments())
+        if (carrier(A) == libtorch::Carrier::Tensor)
+          if (const ValueDecl *D = assignedDecl(A))
+            assign(D, F, false);
     } else if (isa<MemberExpr>(ast::stripImplicit(LHS))) {
       // `batch.data = ...`: the batch no longer holds the loader's tensors.
       const VarDecl *Root = ast::rootVariable(LHS);

@@ -543,3 +543,48 @@ void captured_changed_device(Net &net, bool gpu) {
   };
   sample(torch::rand({1, 784}));
 }
+
+// Tensors assigned through std::tie take the device of the tuple's
+// elements: a recurrent module's output and hidden state (on the module's
+// device), topk's values and indices (on its input's). A char-RNN sampling
+// lambda of a program that keeps its model on the CPU reads CPU indices.
+// Near miss: the same loop with the model on CUDA.
+struct RnnImpl : torch::nn::Module {
+  RnnImpl() : fc(register_module("fc", torch::nn::Linear(10, 10))) {}
+  std::tuple<torch::Tensor, torch::Tensor> forward(torch::Tensor x,
+                                                   torch::Tensor h) {
+    return {fc(x), fc(h)};
+  }
+  torch::nn::Linear fc;
+};
+void tie_on_cpu() {
+  torch::Device device(torch::kCPU);
+  auto rnn = std::make_shared<RnnImpl>();
+  rnn->to(device);
+  auto sample = [&rnn, &device](torch::Tensor x) {
+    torch::Tensor output, hidden = torch::zeros({1, 10}).to(device);
+    for (int i = 0; i < 20; ++i) {
+      std::tie(output, hidden) = rnn->forward(x.to(device), hidden);
+      torch::Tensor topv, topi;
+      std::tie(topv, topi) = output.topk(1);
+      if (topi[0][0].item<int64_t>() == 0) // near miss
+        break;
+    }
+  };
+  sample(torch::rand({1, 10}));
+}
+void tie_on_cuda() {
+  torch::Device device(torch::kCUDA);
+  auto rnn = std::make_shared<RnnImpl>();
+  rnn->to(device);
+  torch::Tensor output, hidden = torch::zeros({1, 10}, device);
+  for (int i = 0; i < 20; ++i) {
+    std::tie(output, hidden) = rnn->forward(torch::rand({1, 10}, device), hidden);
+    torch::Tensor topv, topi;
+    std::tie(topv, topi) = output.topk(1);
+    if (topi[0][0].item<int64_t>() == 0)
+      break;
+    // CHECK-MESSAGES: :[[@LINE-2]]:20: warning: 'Tensor::item' makes the host wait for the device on every iteration of this inference loop
+    // CHECK-MESSAGES: :[[@LINE-6]]:37: note: this loop runs the model: 'forward' is called here
+  }
+}
