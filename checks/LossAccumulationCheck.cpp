@@ -239,6 +239,25 @@ static bool isPerIteration(const ValueDecl *D, const Stmt *Loop,
          !ast::isBeforeExpanded(SM, Body->getEndLoc(), L);
 }
 
+/// True when the body of \p Loop empties the container \p D before
+/// \p Store on every iteration (`inputs.clear();` among the body's own
+/// statements): the container then holds one iteration's values only.
+static bool clearedEachIteration(const ValueDecl *D, const Stmt *Loop,
+                                 const Stmt *Store, const SourceManager &SM) {
+  const auto *Body = dyn_cast_or_null<CompoundStmt>(ast::loopBody(Loop));
+  if (!Body)
+    return false;
+  return llvm::any_of(Body->body(), [&](const Stmt *S) {
+    const auto *E = dyn_cast<Expr>(S);
+    const auto *MC =
+        E ? dyn_cast<CXXMemberCallExpr>(ast::stripImplicit(E)) : nullptr;
+    const CXXMethodDecl *MD = MC ? MC->getMethodDecl() : nullptr;
+    return MD && MD->getIdentifier() && MD->getName() == "clear" &&
+           ast::namesDecl(MC->getImplicitObjectArgument(), D) &&
+           ast::isBeforeExpanded(SM, MC->getEndLoc(), Store->getBeginLoc());
+  });
+}
+
 /// Tensor-typed, history-bearing leaves of a stored value: `loss` in
 /// `push_back(loss)`, `emplace_back(name, loss)` or `insert({k, loss})`.
 static void detachPoints(const Expr *E, program::AutogradHistory &H,
@@ -327,6 +346,9 @@ void LossAccumulationCheck::check(const MatchFinder::MatchResult &Result) {
         break;
       }
     if (!Loop || !livesAcrossSteps(C.TargetDecl, C.Loops, Fn, SM))
+      continue;
+    if (C.Kind == StoreKind::Container &&
+        clearedEachIteration(C.TargetDecl, Loop, C.Store, SM))
       continue;
     SourceLocation Loc = C.Store->getBeginLoc();
     const bool InMacro = Loc.isMacroID() || C.Store->getEndLoc().isMacroID();

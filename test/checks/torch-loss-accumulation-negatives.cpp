@@ -228,3 +228,15 @@ void latest_losses(torch::nn::Linear model, torch::optim::SGD &opt,
     opt.step();
   }
 }
+
+// A container emptied at the top of every iteration holds that iteration's
+// values only (a simulator's inputs, rebuilt around its new state).
+void rebuilt_inputs(torch::jit::script::Module &module, torch::Tensor cmd) {
+  std::vector<torch::jit::IValue> inputs{torch::zeros({1, 4}), cmd};
+  for (int step = 0; step < 5000; ++step) {
+    torch::Tensor state = module.forward(inputs).toTensor();
+    inputs.clear();
+    inputs.emplace_back(state);
+    inputs.emplace_back(cmd);
+  }
+}

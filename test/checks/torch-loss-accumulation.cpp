@@ -165,3 +165,24 @@ void per_epoch(Net &net, torch::optim::SGD &opt,
     }
   }
 }
+
+// Emptied only now and then, or after the store: the graphs in between
+// stay. Near miss: torch-loss-accumulation-negatives.cpp, rebuilt_inputs.
+void cleared_sometimes(torch::jit::script::Module &module, torch::Tensor cmd) {
+  std::vector<torch::jit::IValue> inputs{torch::zeros({1, 4}), cmd};
+  std::vector<torch::Tensor> states;
+  for (int step = 0; step < 5000; ++step) {
+    torch::Tensor state = module.forward(inputs).toTensor();
+    if (step % 100 == 0)
+      inputs.clear();
+    inputs.emplace_back(state);
+    // CHECK-MESSAGES: :[[@LINE-1]]:5: warning: 'state' is stored with its autograd graph in 'inputs', which outlives this loop
+    // CHECK-MESSAGES: :[[@LINE-6]]:3: note: the loop that repeats the store
+    // CHECK-FIXES: inputs.emplace_back(state.detach());
+    states.push_back(state);
+    // CHECK-MESSAGES: :[[@LINE-1]]:5: warning: 'state' is stored with its autograd graph in 'states', which outlives this loop
+    // CHECK-MESSAGES: :[[@LINE-10]]:3: note: the loop that repeats the store
+    // CHECK-FIXES: states.push_back(state.detach());
+    states.clear();
+  }
+}
