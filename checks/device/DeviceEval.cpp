@@ -156,13 +156,9 @@ static bool movesModuleAfter(const Stmt *S, const VarDecl *V,
                              SourceLocation Loc, const SourceManager &SM) {
   if (!S)
     return false;
-  if (const auto *MC = dyn_cast<CXXMemberCallExpr>(S))
-    if (const CXXMethodDecl *MD = MC->getMethodDecl())
-      if (MD->getIdentifier() && MD->getName() == "to" &&
-          libtorch::isModuleClass(MD->getParent()) &&
-          libtorch::moduleRoot(MC->getImplicitObjectArgument()).Root == V &&
-          SM.isBeforeInTranslationUnit(Loc, MC->getBeginLoc()))
-        return true;
+  if (libtorch::movedModule(S).Root == V &&
+      SM.isBeforeInTranslationUnit(Loc, S->getBeginLoc()))
+    return true;
   return llvm::any_of(S->children(), [&](const Stmt *C) {
     return movesModuleAfter(C, V, Loc, SM);
   });

@@ -110,12 +110,8 @@ struct Prescan : RecursiveASTVisitor<Prescan> {
       return false;
     if (auto [L, R] = ast::asAssignment(S); L && ast::namesDecl(L, V))
       return true;
-    if (const auto *MC = dyn_cast<CXXMemberCallExpr>(S))
-      if (const CXXMethodDecl *MD = MC->getMethodDecl())
-        if (MD->getIdentifier() && MD->getName() == "to" &&
-            libtorch::isModuleClass(MD->getParent()) &&
-            libtorch::moduleRoot(MC->getImplicitObjectArgument()).Root == V)
-          return true;
+    if (libtorch::movedModule(S).Root == V)
+      return true;
     return llvm::any_of(S->children(),
                         [V](const Stmt *C) { return writesIn(C, V); });
   }

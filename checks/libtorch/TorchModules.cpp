@@ -163,6 +163,15 @@ static bool isSmartPointer(QualType T) {
          isOrDerivesFrom(RD, "torch::nn::ModuleHolder");
 }
 
+ModuleRef movedModule(const Stmt *S) {
+  const auto *MC = dyn_cast_or_null<CXXMemberCallExpr>(S);
+  const CXXMethodDecl *MD = MC ? MC->getMethodDecl() : nullptr;
+  if (!MD || !MD->getIdentifier() || MD->getName() != "to" ||
+      !isModuleClass(MD->getParent()))
+    return {};
+  return moduleRoot(MC->getImplicitObjectArgument());
+}
+
 ModuleRef moduleRoot(const Expr *E) {
   ModuleRef R;
   while (E) {

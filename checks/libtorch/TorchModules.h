@@ -74,6 +74,10 @@ struct ModuleRef {
 /// from \p E down to a variable, or to a field of `this`.
 ModuleRef moduleRoot(const Expr *E);
 
+/// If \p S is a module's move, `net->to(device)` or `model.to(torch::kCUDA)`,
+/// the module it moves (moduleRoot of its object); else an empty ref.
+ModuleRef movedModule(const Stmt *S);
+
 /// If \p Call is Module::parameters() or named_parameters(), the module
 /// it is called on.
 ModuleRef parametersReceiver(const CXXMemberCallExpr *Call);
