@@ -37,7 +37,7 @@ DeviceFact DeviceFlowBuilder::compute(const Expr *E) {
 }
 
 DeviceFact DeviceFlowBuilder::initialFact(const ValueDecl *D) {
-  if (const auto *V = dyn_cast<VarDecl>(D); V && isCaptured(V))
+  if (const auto *V = dyn_cast<VarDecl>(D))
     if (DeviceFact F = capturedFact(V); F.Device.isKnown())
       return F;
   libtorch::Carrier C = cachedCarrier(D->getType());
@@ -98,9 +98,8 @@ DeviceFact DeviceFlowBuilder::varFact(const ValueDecl *D) {
   if (It != Cur.end())
     return It->second;
   if (isLocal(D)) {
-    if (const auto *V = cast<VarDecl>(D); isCaptured(V))
-      if (DeviceFact F = capturedFact(V); F.Device.isKnown())
-        return F;
+    if (DeviceFact F = capturedFact(cast<VarDecl>(D)); F.Device.isKnown())
+      return F;
     return DeviceFact::unknown();
   }
   return initialFact(D);
@@ -168,19 +167,14 @@ DeviceFact DeviceFlowBuilder::capturedFact(const VarDecl *V) {
   const auto *Call = dyn_cast<CXXMethodDecl>(Fn);
   if (!Call || !Call->getParent()->isLambda())
     return DeviceFact::unknown();
-  auto [It, New] = Captured.try_emplace(V, DeviceFact::unknown());
-  if (!New)
-    return It->second;
   const CXXRecordDecl *Closure = Call->getParent();
   const auto *Outer = dyn_cast<FunctionDecl>(Closure->getDeclContext());
   if (!Outer || V->getDeclContext() != Outer || !Outer->getBody())
+    return DeviceFact::unknown();
+  auto [It, New] = Captured.try_emplace(V, DeviceFact::unknown());
+  if (!New)
     return It->second;
   const LambdaExpr *L = lambdaCreating(Outer->getBody(), Closure);
-  llvm::errs() << V->getName() << " L " << (L != nullptr) << " changes "
-               << changesIn(Outer->getBody(), V) << " moves "
-               << (L && movesModuleAfter(Outer->getBody(), V, L->getBeginLoc(),
-                                         Ctx.getSourceManager()))
-               << "\n";
   if (!L || changesIn(Outer->getBody(), V) ||
       movesModuleAfter(Outer->getBody(), V, L->getBeginLoc(),
                        Ctx.getSourceManager()))
@@ -188,8 +182,6 @@ DeviceFact DeviceFlowBuilder::capturedFact(const VarDecl *V) {
   for (auto [C, Init] : llvm::zip(L->captures(), L->capture_inits()))
     if (C.capturesVariable() && C.getCapturedVar() == V && Init) {
       DeviceFact F = DeviceFlow::get(Outer, Ctx).factOf(Init);
-      llvm::errs() << V->getName() << " known " << F.Device.isKnown() << " cpu "
-                   << F.Device.isCPU() << "\n";
       // `It` may have moved while the outer function was analysed.
       Captured[V] = F;
       return F;

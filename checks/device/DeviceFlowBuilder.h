@@ -77,16 +77,12 @@ private:
   DeviceFact compute(const Expr *E);
   DeviceFact computeNode(const Expr *E, libtorch::Carrier C);
   DeviceFact varFact(const ValueDecl *D);
-  /// For \p V, a local of the function around the lambda analysed here:
-  /// its fact where the lambda captures it, in that function's analysis,
-  /// when that function never changes it (nor moves it, a module, after the
-  /// lambda); else unknown, as any capture.
+  /// For \p V, a local or parameter of the function around the lambda
+  /// analysed here: its fact where the lambda captures it, in that
+  /// function's analysis, when that function never changes it (nor moves
+  /// it, a module, after the lambda); else unknown, as any capture (and for
+  /// any other variable).
   DeviceFact capturedFact(const VarDecl *V);
-  /// Whether \p V is a local or parameter of another function (the one
-  /// around the lambda analysed here).
-  bool isCaptured(const VarDecl *V) const {
-    return V->getDeclContext() != Fn && isa<FunctionDecl>(V->getDeclContext());
-  }
   DeviceFact initialFact(const ValueDecl *D);
   DeviceFact constructFact(const CXXConstructExpr *CE, libtorch::Carrier C);
   /// An element of a tensor sequence: Inherited from its parameter or the
