@@ -115,9 +115,9 @@ std::string ProgramFacts::deviceCodeFact(llvm::StringRef File, unsigned Begin,
 }
 
 std::optional<std::vector<ProgramFacts::LaunchSite>>
-ProgramFacts::launchersNeeded(llvm::StringRef Check, llvm::StringRef File,
-                              unsigned Offset) const {
-  auto It = LauncherNeeds.find({Check.str(), File.str(), Offset});
+ProgramFacts::launchersNeeded(unsigned Unit, llvm::StringRef Check,
+                              llvm::StringRef File, unsigned Offset) const {
+  auto It = LauncherNeeds.find({Unit, Check.str(), File.str(), Offset});
   if (It == LauncherNeeds.end())
     return std::nullopt;
   std::vector<LaunchSite> Met;
@@ -195,14 +195,13 @@ void ProgramFacts::joinPrograms() const {
     ProgramOfUnit[U] = Program[Root(U)];
 }
 
-bool ProgramFacts::cpuOnlyProgram(llvm::StringRef Check, llvm::StringRef File,
-                                  unsigned Offset) const {
-  auto It = GpuNeeds.find({Check.str(), File.str(), Offset});
-  if (It == GpuNeeds.end())
+bool ProgramFacts::cpuOnlyProgram(unsigned Unit, llvm::StringRef Check,
+                                  llvm::StringRef File, unsigned Offset) const {
+  if (!GpuNeeds.count({Unit, Check.str(), File.str(), Offset}))
     return false;
   if (ProgramOfUnit.size() != Units.size())
     joinPrograms();
-  const UnitRole &P = ProgramOfUnit[It->second];
+  const UnitRole &P = ProgramOfUnit[Unit];
   return P.Main && !P.Gpu;
 }
 
@@ -234,16 +233,17 @@ bool ProgramFacts::runsPerStep(const std::string &Fn) const {
   return false;
 }
 
-bool ProgramFacts::perStepNowhere(llvm::StringRef File, unsigned Offset) const {
-  auto It = PerStepNeeds.find({File.str(), Offset});
+bool ProgramFacts::perStepNowhere(unsigned Unit, llvm::StringRef File,
+                                  unsigned Offset) const {
+  auto It = PerStepNeeds.find({Unit, File.str(), Offset});
   return It != PerStepNeeds.end() &&
          llvm::none_of(It->second,
                        [&](const std::string &Fn) { return runsPerStep(Fn); });
 }
 
-bool ProgramFacts::stepLoopNowhere(llvm::StringRef File,
+bool ProgramFacts::stepLoopNowhere(unsigned Unit, llvm::StringRef File,
                                    unsigned Offset) const {
-  auto It = StepLoopNeeds.find({File.str(), Offset});
+  auto It = StepLoopNeeds.find({Unit, File.str(), Offset});
   return It != StepLoopNeeds.end() &&
          llvm::none_of(It->second, [&](const std::string &Fn) {
            return StepFunctions.count(Fn) != 0;
@@ -251,6 +251,7 @@ bool ProgramFacts::stepLoopNowhere(llvm::StringRef File,
 }
 
 void ProgramFacts::add(llvm::StringRef Text) {
+  const unsigned Unit = Units.size();
   Units.emplace_back();
   llvm::SmallVector<llvm::StringRef, 0> Lines;
   Text.split(Lines, '\n', -1, false);
@@ -266,9 +267,9 @@ void ProgramFacts::add(llvm::StringRef Text) {
     else if (F[0] == "A" && F.size() >= 4 && !F[2].getAsInteger(10, N))
       Inflow[parameter(N, F[1])].push_back(Rest(3));
     else if (F[0] == "D" && F.size() >= 4 && !F[2].getAsInteger(10, N))
-      Deferred[{F[1].str(), N}].push_back(Rest(3));
+      Deferred[{Unit, F[1].str(), N}].push_back(Rest(3));
     else if (F[0] == "W" && F.size() >= 4 && !F[2].getAsInteger(10, N))
-      SizeLoopDeferred[{F[1].str(), N}].push_back(Rest(3));
+      SizeLoopDeferred[{Unit, F[1].str(), N}].push_back(Rest(3));
     else if (F[0] == "S" && F.size() >= 2)
       PerStep[Rest(1)] = true;
     else if (F[0] == "P" && F.size() == 2) {
@@ -276,9 +277,9 @@ void ProgramFacts::add(llvm::StringRef Text) {
       Units.back().Gpu |= F[1] == "gpu";
     } else if (F[0] == "P" && F.size() >= 3 &&
                (F[1] == "def" || F[1] == "call"))
-      UnitsOfFunction[Rest(2)].push_back(Units.size() - 1);
+      UnitsOfFunction[Rest(2)].push_back(Unit);
     else if (F[0] == "Z" && F.size() == 4 && !F[3].getAsInteger(10, N))
-      GpuNeeds[{F[1].str(), F[2].str(), N}] = Units.size() - 1;
+      GpuNeeds.insert({Unit, F[1].str(), F[2].str(), N});
     else if (F[0] == "M" && F.size() >= 2)
       StepFunctions[Rest(1)] = true;
     else if (F[0] == "F" && F.size() == 3)
@@ -289,15 +290,15 @@ void ProgramFacts::add(llvm::StringRef Text) {
         LoopsCalling[Fn].push_back(LoopCalls.size());
       LoopCalls.push_back(std::move(Fns));
     } else if (F[0] == "Q" && F.size() >= 4 && !F[2].getAsInteger(10, N))
-      PerStepNeeds[{F[1].str(), N}].push_back(Rest(3));
+      PerStepNeeds[{Unit, F[1].str(), N}].push_back(Rest(3));
     else if (F[0] == "T" && F.size() >= 4 && !F[2].getAsInteger(10, N))
-      StepLoopNeeds[{F[1].str(), N}].push_back(Rest(3));
+      StepLoopNeeds[{Unit, F[1].str(), N}].push_back(Rest(3));
     else if (F[0] == "G" && F.size() >= 3)
       Inflow[guardOf(F[1])].push_back(Rest(2));
     else if (F[0] == "P" && F.size() >= 4 && !F[2].getAsInteger(10, N))
       Inflow[proofOf(N, F[1])].push_back(Rest(3));
     else if (F[0] == "C" && F.size() >= 5 && !F[3].getAsInteger(10, N))
-      CallerDeferred[{F[1].str(), F[2].str(), N}].push_back(Rest(4));
+      CallerDeferred[{Unit, F[1].str(), F[2].str(), N}].push_back(Rest(4));
     else if (F[0] == "E" && F.size() >= 3)
       Inflow[errorsOf(F[1])].push_back(Rest(2));
     else if (F[0] == "K" && F.size() == 4 && !F[3].getAsInteger(10, N)) {
@@ -317,7 +318,8 @@ void ProgramFacts::add(llvm::StringRef Text) {
       std::optional<unsigned> Param;
       if (unsigned I = 0; !F[5].getAsInteger(10, I))
         Param = I;
-      LauncherNeeds[{F[1].str(), F[2].str(), N}].push_back({F[4].str(), Param});
+      LauncherNeeds[{Unit, F[1].str(), F[2].str(), N}].push_back(
+          {F[4].str(), Param});
     }
   }
 }
@@ -357,11 +359,11 @@ bool ProgramFacts::onCPU(llvm::StringRef Value, bool NeedsOne) const {
       [](llvm::StringRef V) { return V.starts_with("param\t"); }, NeedsOne);
 }
 
-bool ProgramFacts::onCPUEverywhere(llvm::StringRef File,
+bool ProgramFacts::onCPUEverywhere(unsigned Unit, llvm::StringRef File,
                                    unsigned Offset) const {
   bool Any = false;
   for (const auto *Lines : {&Deferred, &SizeLoopDeferred}) {
-    auto It = Lines->find({File.str(), Offset});
+    auto It = Lines->find({Unit, File.str(), Offset});
     if (It == Lines->end())
       continue;
     Any = true;
@@ -372,11 +374,11 @@ bool ProgramFacts::onCPUEverywhere(llvm::StringRef File,
   return Any;
 }
 
-bool ProgramFacts::noDeviceReaches(llvm::StringRef File,
+bool ProgramFacts::noDeviceReaches(unsigned Unit, llvm::StringRef File,
                                    unsigned Offset) const {
-  auto It = SizeLoopDeferred.find({File.str(), Offset});
+  auto It = SizeLoopDeferred.find({Unit, File.str(), Offset});
   return It != SizeLoopDeferred.end() &&
-         !Deferred.count({File.str(), Offset}) &&
+         !Deferred.count({Unit, File.str(), Offset}) &&
          llvm::all_of(It->second, [&](const std::string &V) {
            return onCPU(V, /*NeedsOne=*/false);
          });
@@ -392,10 +394,11 @@ bool ProgramFacts::provenByCallers(llvm::StringRef Value) const {
       [](llvm::StringRef) { return false; });
 }
 
-bool ProgramFacts::provenByCallersEverywhere(llvm::StringRef Check,
+bool ProgramFacts::provenByCallersEverywhere(unsigned Unit,
+                                             llvm::StringRef Check,
                                              llvm::StringRef File,
                                              unsigned Offset) const {
-  auto It = CallerDeferred.find({Check.str(), File.str(), Offset});
+  auto It = CallerDeferred.find({Unit, Check.str(), File.str(), Offset});
   return It != CallerDeferred.end() &&
          llvm::all_of(It->second,
                       [&](const std::string &V) { return provenByCallers(V); });

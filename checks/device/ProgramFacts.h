@@ -157,63 +157,72 @@ public:
                                         llvm::StringRef File, unsigned Offset,
                                         llvm::StringRef Value);
 
-  /// Adds one unit's lines; malformed lines are ignored.
+  /// Adds one unit's lines; malformed lines are ignored. Units are numbered
+  /// in the order they are added, from 0.
   void add(llvm::StringRef Text);
-  /// True when \p File (absolute) at \p Offset has deferred findings (D or
-  /// W lines) and every one of their values is on the CPU in the whole
-  /// program.
-  bool onCPUEverywhere(llvm::StringRef File, unsigned Offset) const;
-  /// True when \p File at \p Offset has W lines only, and every one of
-  /// their values is on the CPU or reached by nothing in the program.
-  bool noDeviceReaches(llvm::StringRef File, unsigned Offset) const;
+
+  // The questions below are about one unit's finding: \p Unit made it at
+  // \p File (absolute) : \p Offset. Another unit may make the same finding
+  // with other needs, or none: each copy stands or goes on its own unit's
+  // lines, asked of the whole program.
+
+  /// True when the finding was deferred (D or W lines) and every one of
+  /// their values is on the CPU in the whole program.
+  bool onCPUEverywhere(unsigned Unit, llvm::StringRef File,
+                       unsigned Offset) const;
+  /// True when the finding has W lines only, and every one of their values
+  /// is on the CPU or reached by nothing in the program.
+  bool noDeviceReaches(unsigned Unit, llvm::StringRef File,
+                       unsigned Offset) const;
   /// True when every value that reaches \p Value is "cpu", and (with
   /// NeedsOne) one does.
   bool onCPU(llvm::StringRef Value, bool NeedsOne = true) const;
-  /// True when \p Check's finding in \p File at \p Offset was deferred to
-  /// the callers (C lines) and every call in the program guards or proves
-  /// all it needs.
-  bool provenByCallersEverywhere(llvm::StringRef Check, llvm::StringRef File,
-                                 unsigned Offset) const;
+  /// True when \p Check's finding was deferred to the callers (C lines) and
+  /// every call in the program guards or proves all it needs.
+  bool provenByCallersEverywhere(unsigned Unit, llvm::StringRef Check,
+                                 llvm::StringRef File, unsigned Offset) const;
   /// Where a launcher of another file starts the GPU work a finding needs.
   struct LaunchSite {
     std::string Fn, File, What;
     unsigned Offset;
   };
-  /// For \p Check's finding in \p File at \p Offset that needs a launcher
-  /// in another file (N lines): null when it has no such need; else the
-  /// launches that meet it, empty when none does (the finding goes).
-  std::optional<std::vector<LaunchSite>> launchersNeeded(llvm::StringRef Check,
+  /// For \p Check's finding that needs a launcher in another file (N
+  /// lines): null when it has no such need; else the launches that meet it,
+  /// empty when none does (the finding goes).
+  std::optional<std::vector<LaunchSite>> launchersNeeded(unsigned Unit,
+                                                         llvm::StringRef Check,
                                                          llvm::StringRef File,
                                                          unsigned Offset) const;
-  /// True when the finding in \p File at \p Offset was made as if its
-  /// function ran once per step (Q lines) and no unit calls it so.
-  bool perStepNowhere(llvm::StringRef File, unsigned Offset) const;
-  /// True when the finding in \p File at \p Offset was made in a loop that
-  /// calls functions of other files (T lines) and none of them runs a
-  /// training step (an M line).
-  bool stepLoopNowhere(llvm::StringRef File, unsigned Offset) const;
-  /// True for \p Check's finding at \p File:\p Offset when it needs a GPU
-  /// (a Z line) in a program that runs on the CPU: a unit defines main()
-  /// and none names a GPU.
-  bool cpuOnlyProgram(llvm::StringRef Check, llvm::StringRef File,
+  /// True when the finding was made as if its function ran once per step
+  /// (Q lines) and no unit calls it so.
+  bool perStepNowhere(unsigned Unit, llvm::StringRef File,
                       unsigned Offset) const;
+  /// True when the finding was made in a loop that calls functions of other
+  /// files (T lines) and none of them runs a training step (an M line).
+  bool stepLoopNowhere(unsigned Unit, llvm::StringRef File,
+                       unsigned Offset) const;
+  /// True for \p Check's finding when it needs a GPU (a Z line) in a
+  /// program that runs on the CPU: a unit of its unit's program defines
+  /// main() and none names a GPU.
+  bool cpuOnlyProgram(unsigned Unit, llvm::StringRef Check,
+                      llvm::StringRef File, unsigned Offset) const;
 
 private:
+  /// A unit's finding: (unit, file, offset), and with its check first.
+  using Site = std::tuple<unsigned, std::string, unsigned>;
+  using CheckSite = std::tuple<unsigned, std::string, std::string, unsigned>;
   /// "ret <fn>" or "param <i> <fn>" -> the values flowing into it.
   llvm::StringMap<std::vector<std::string>> Inflow;
-  std::map<std::pair<std::string, unsigned>, std::vector<std::string>> Deferred;
-  std::map<std::pair<std::string, unsigned>, std::vector<std::string>>
-      SizeLoopDeferred;
-  std::map<std::tuple<std::string, std::string, unsigned>,
-           std::vector<std::string>>
-      CallerDeferred;
+  std::map<Site, std::vector<std::string>> Deferred;
+  std::map<Site, std::vector<std::string>> SizeLoopDeferred;
+  std::map<CheckSite, std::vector<std::string>> CallerDeferred;
   struct Launcher {
     bool Guarded;
     std::vector<unsigned> Params;
     LaunchSite Site;
   };
   std::map<std::string, std::vector<Launcher>> Launchers; ///< L lines
-  std::map<std::tuple<std::string, std::string, unsigned>,
+  std::map<CheckSite,
            std::vector<std::pair<std::string, std::optional<unsigned>>>>
       LauncherNeeds;                         ///< N lines
   std::map<std::string, bool> PerStep;       ///< S lines
@@ -226,18 +235,15 @@ private:
   };
   std::vector<UnitRole> Units;
   std::map<std::string, std::vector<unsigned>> UnitsOfFunction;
-  /// Z lines: the finding -> its unit.
-  std::map<std::tuple<std::string, std::string, unsigned>, unsigned> GpuNeeds;
+  std::set<CheckSite> GpuNeeds; ///< Z lines
   /// Each unit's program: the units tied to it, as one role (cpuOnlyProgram).
   mutable std::vector<UnitRole> ProgramOfUnit;
   void joinPrograms() const;
   std::vector<std::vector<std::string>> LoopCalls; ///< O lines
   /// A function -> the O lines (indices into LoopCalls) that name it.
   std::map<std::string, std::vector<size_t>> LoopsCalling;
-  std::map<std::pair<std::string, unsigned>, std::vector<std::string>>
-      PerStepNeeds; ///< Q lines
-  std::map<std::pair<std::string, unsigned>, std::vector<std::string>>
-      StepLoopNeeds; ///< T lines
+  std::map<Site, std::vector<std::string>> PerStepNeeds;  ///< Q lines
+  std::map<Site, std::vector<std::string>> StepLoopNeeds; ///< T lines
   /// True when a unit calls \p Fn once per step: an S line, or an O line
   /// with an M line's function in it, or an F line from such a function.
   bool runsPerStep(const std::string &Fn) const;

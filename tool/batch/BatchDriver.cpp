@@ -32,8 +32,11 @@
 #include <cstdlib>
 #include <cstring>
 #include <functional>
+#include <iterator>
 #include <mutex>
+#include <set>
 #include <thread>
+#include <tuple>
 
 using llvm::StringRef;
 
@@ -265,7 +268,8 @@ private:
   RawResult runWorker(size_t I, llvm::ArrayRef<std::string> Extra);
   WorkerResult interpret(const std::string &File, const RawResult &Raw);
   void collect();
-  void dropCPUReads();
+  void dropCPUReads(const clang::tidy::torch::device::ProgramFacts &Program,
+                    unsigned Unit, std::vector<Finding> &Found);
   void filter();
   std::optional<std::string> report();
 
@@ -820,14 +824,31 @@ void Batch::collect() {
       }
       S.Failures.push_back({Files[I], Where + *R.Failure, R.Crashed});
     }
-    for (Finding &F : R.Findings)
-      Findings.push_back(std::move(F));
   }
   size_t Measured = llvm::count_if(Results, [](const WorkerResult &R) {
     return R.PeakKiB > 0;
   }); // a cache hit runs no worker
   S.MeanPeakKiB = Measured ? SumKiB / Measured : 0;
-  dropCPUReads();
+  // Each unit's findings stand or go on that unit's own fact lines, before
+  // the copies other units made of them are deduplicated.
+  clang::tidy::torch::device::ProgramFacts Program;
+  for (const WorkerResult &R : Results)
+    Program.add(R.Facts);
+  // Units that share a header can word one finding in it differently (the
+  // loop each of them sees): one finding per place and check, the copy of
+  // the first source file's unit, else the first header's.
+  std::vector<Finding> OfHeaders;
+  for (size_t I = 0; I < Results.size(); ++I) {
+    dropCPUReads(Program, I, Results[I].Findings);
+    for (Finding &F : Results[I].Findings)
+      (isHeader(Files[I]) ? OfHeaders : Findings).push_back(std::move(F));
+  }
+  std::move(OfHeaders.begin(), OfHeaders.end(), std::back_inserter(Findings));
+  std::set<std::tuple<std::string, unsigned, std::string>> Placed;
+  llvm::erase_if(Findings, [&](const Finding &F) {
+    return !F.IsRemark &&
+           !Placed.insert({F.Pos.File, F.Pos.Offset, F.Check}).second;
+  });
   for (Finding &F : Findings)
     Sources.locate(F);
   dedupeAndSort(Findings);
@@ -841,33 +862,34 @@ void Batch::collect() {
 
 /// The findings a unit deferred to the whole program (CallerDevices.h):
 /// those whose tensor every unit shows is on the CPU are left out.
-void Batch::dropCPUReads() {
-  clang::tidy::torch::device::ProgramFacts Program;
-  for (const WorkerResult &R : Results)
-    Program.add(R.Facts);
+/// Drops the findings of unit \p Unit that the program's facts disprove.
+void Batch::dropCPUReads(
+    const clang::tidy::torch::device::ProgramFacts &Program, unsigned Unit,
+    std::vector<Finding> &Found) {
   // D, W, Q and T lines (ProgramFacts.h) are torch-sync-in-loop's: another
   // check's finding at the same place stands on its own.
   auto Sync = [](const Finding &F) { return F.Check == "torch-sync-in-loop"; };
-  size_t Before = Findings.size();
-  llvm::erase_if(Findings, [&](const Finding &F) {
-    return Sync(F) && Program.onCPUEverywhere(F.Pos.File, F.Pos.Offset);
+  size_t Before = Found.size();
+  llvm::erase_if(Found, [&](const Finding &F) {
+    return Sync(F) && Program.onCPUEverywhere(Unit, F.Pos.File, F.Pos.Offset);
   });
-  S.OnCPUAcrossUnits = Before - Findings.size();
-  Before = Findings.size();
-  llvm::erase_if(Findings, [&](const Finding &F) {
-    return Sync(F) && Program.noDeviceReaches(F.Pos.File, F.Pos.Offset);
+  S.OnCPUAcrossUnits += Before - Found.size();
+  Before = Found.size();
+  llvm::erase_if(Found, [&](const Finding &F) {
+    return Sync(F) && Program.noDeviceReaches(Unit, F.Pos.File, F.Pos.Offset);
   });
-  S.NoDeviceAcrossUnits = Before - Findings.size();
-  Before = Findings.size();
-  llvm::erase_if(Findings, [&](const Finding &F) {
-    return Program.provenByCallersEverywhere(F.Check, F.Pos.File, F.Pos.Offset);
+  S.NoDeviceAcrossUnits += Before - Found.size();
+  Before = Found.size();
+  llvm::erase_if(Found, [&](const Finding &F) {
+    return Program.provenByCallersEverywhere(Unit, F.Check, F.Pos.File,
+                                             F.Pos.Offset);
   });
-  S.ProvenByCallersAcrossUnits = Before - Findings.size();
+  S.ProvenByCallersAcrossUnits += Before - Found.size();
   // Findings of a function whose launcher is in another file: they stand
   // where that file's unit shows the launcher starts the work they need,
   // with a note there.
-  llvm::erase_if(Findings, [&](Finding &F) {
-    auto Met = Program.launchersNeeded(F.Check, F.Pos.File, F.Pos.Offset);
+  llvm::erase_if(Found, [&](Finding &F) {
+    auto Met = Program.launchersNeeded(Unit, F.Check, F.Pos.File, F.Pos.Offset);
     if (!Met)
       return false;
     for (const auto &Site : *Met)
@@ -879,17 +901,17 @@ void Batch::dropCPUReads() {
   // Findings made as if a function ran once per step, which no unit calls
   // so, or as if a loop trained through a function of another file, none of
   // which trains: they were never findings of the program (not counted).
-  llvm::erase_if(Findings, [&](const Finding &F) {
-    return Sync(F) && (Program.perStepNowhere(F.Pos.File, F.Pos.Offset) ||
-                       Program.stepLoopNowhere(F.Pos.File, F.Pos.Offset));
+  llvm::erase_if(Found, [&](const Finding &F) {
+    return Sync(F) && (Program.perStepNowhere(Unit, F.Pos.File, F.Pos.Offset) ||
+                       Program.stepLoopNowhere(Unit, F.Pos.File, F.Pos.Offset));
   });
   // Waits for a GPU in a program that names none: every tensor is on the
   // CPU.
-  Before = Findings.size();
-  llvm::erase_if(Findings, [&](const Finding &F) {
-    return Program.cpuOnlyProgram(F.Check, F.Pos.File, F.Pos.Offset);
+  Before = Found.size();
+  llvm::erase_if(Found, [&](const Finding &F) {
+    return Program.cpuOnlyProgram(Unit, F.Check, F.Pos.File, F.Pos.Offset);
   });
-  S.OnCPUAcrossUnits += Before - Findings.size();
+  S.OnCPUAcrossUnits += Before - Found.size();
 }
 
 /// Baseline and diff: what is hidden, and how much of it.
