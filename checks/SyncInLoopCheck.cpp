@@ -271,7 +271,11 @@ struct SyncInLoopCheck::Walk {
          Marker.Kind == program::HotMarkerKind::CallsElsewhere) &&
         !libtorch::isLibraryDecl(FD))
       return nullptr;
-    program::HiddenWait Inside = program::hiddenSync(FD, Ctx);
+    // The tensors this call passes on the CPU (`viz(pred.cpu())`): the
+    // waits inside that read them wait for nothing.
+    const auto *Call = cast<CallExpr>(E);
+    program::HiddenWait Inside = program::hiddenSync(
+        FD, Ctx, Fn ? program::cpuArguments(Call, Fn, 0, Ctx) : 0);
     if (!Inside.Call)
       return nullptr;
     auto [Subject, Op] =

@@ -9,14 +9,16 @@
 #include "program/HostEvents.h"
 #include "program/HotLoops.h"
 #include "clang/AST/DeclCXX.h"
-#include "llvm/ADT/DenseMap.h"
+#include <map>
+#include <tuple>
 
 namespace clang::tidy::torch::program {
 
 namespace {
-/// (definition, bodies still allowed) -> the sync found, if any.
-thread_local llvm::DenseMap<std::pair<const FunctionDecl *, unsigned>,
-                            HiddenWait>
+/// (definition, bodies still allowed, CPU parameters) -> the sync found,
+/// if any.
+thread_local std::map<std::tuple<const FunctionDecl *, unsigned, CPUParameters>,
+                      HiddenWait>
     HiddenSyncCache;
 /// The timing's own waits in the blocks read so far (collectTimingWaits).
 thread_local llvm::SmallPtrSet<const Expr *, 8> TimingWaits;
@@ -33,19 +35,32 @@ const FunctionDecl *enterable(const FunctionDecl *FD) {
   return MD && libtorch::isTensorRecord(MD->getParent()) ? nullptr : Def;
 }
 
-HiddenWait syncInBody(const FunctionDecl *Def, unsigned Depth, ASTContext &Ctx);
+HiddenWait syncInBody(const FunctionDecl *Def, unsigned Depth,
+                      CPUParameters OnCPU, ASTContext &Ctx);
 
-/// In \p S, part of the body of \p In. \p SkipLoops: \p In runs once per
-/// step, and its loops are hot (HotLoops.h) and report their own syncs.
+/// Bit I set when \p V is what parameter I of \p In receives, for I in
+/// \p OnCPU.
+bool fromCPUParameter(const device::DeviceValue &V, const FunctionDecl *In,
+                      CPUParameters OnCPU) {
+  if (!OnCPU || V.kind() != device::DeviceValue::Inherited)
+    return false;
+  const auto *P = dyn_cast_or_null<ParmVarDecl>(V.root());
+  return P && P->getDeclContext() == In && P->getFunctionScopeIndex() < 32 &&
+         (OnCPU >> P->getFunctionScopeIndex() & 1u);
+}
+
+/// In \p S, part of the body of \p In, whose parameters \p OnCPU hold CPU
+/// tensors. \p SkipLoops: \p In runs once per step, and its loops are hot
+/// (HotLoops.h) and report their own syncs.
 HiddenWait findSync(const Stmt *S, const FunctionDecl *In, unsigned Depth,
-                    bool SkipLoops, ASTContext &Ctx) {
+                    CPUParameters OnCPU, bool SkipLoops, ASTContext &Ctx) {
   if (!S || isa<LambdaExpr>(S) || (SkipLoops && ast::isLoop(S)))
     return {};
   // A branch under a periodic guard (`if (epoch % 4000 == 0) print(q);`)
   // runs once per interval.
   if (auto Parts = ast::partsBesidePeriodicBranch(S)) {
     for (const Stmt *Part : *Parts)
-      if (HiddenWait Found = findSync(Part, In, Depth, SkipLoops, Ctx);
+      if (HiddenWait Found = findSync(Part, In, Depth, OnCPU, SkipLoops, Ctx);
           Found.Call)
         return Found;
     return {};
@@ -61,36 +76,68 @@ HiddenWait findSync(const Stmt *S, const FunctionDecl *In, unsigned Depth,
                 ? nullptr
                 : syncOperationIn(Call, /*ResultUsed=*/true, In, Ctx)) {
       device::DeviceValue Read = readDevice(Call, Op, In, Ctx);
-      if (!Read.isCPU() && !device::inheritsCPU(Read, Ctx))
+      if (!Read.isCPU() && !device::inheritsCPU(Read, Ctx) &&
+          !fromCPUParameter(Read, In, OnCPU))
         return {Call, In};
     }
     if (const FunctionDecl *Def = enterable(Call->getDirectCallee());
         Def && Depth > 1)
-      if (HiddenWait Found = syncInBody(Def, Depth - 1, Ctx); Found.Call)
+      if (HiddenWait Found = syncInBody(
+              Def, Depth - 1, cpuArguments(Call, In, OnCPU, Ctx), Ctx);
+          Found.Call)
         return Found;
   }
   for (const Stmt *Child : S->children())
-    if (HiddenWait Found = findSync(Child, In, Depth, SkipLoops, Ctx);
+    if (HiddenWait Found = findSync(Child, In, Depth, OnCPU, SkipLoops, Ctx);
         Found.Call)
       return Found;
   return {};
 }
 
 HiddenWait syncInBody(const FunctionDecl *Def, unsigned Depth,
-                      ASTContext &Ctx) {
-  auto [It, New] = HiddenSyncCache.try_emplace({Def, Depth});
+                      CPUParameters OnCPU, ASTContext &Ctx) {
+  auto [It, New] = HiddenSyncCache.try_emplace({Def, Depth, OnCPU});
   if (!New) // known, or being computed (recursion): none found so far
     return It->second;
-  HiddenWait Found = findSync(Def->getBody(), Def, Depth,
+  HiddenWait Found = findSync(Def->getBody(), Def, Depth, OnCPU,
                               static_cast<bool>(perStepCall(Def, Ctx)), Ctx);
-  HiddenSyncCache[{Def, Depth}] = Found;
+  HiddenSyncCache[{Def, Depth, OnCPU}] = Found;
   return Found;
 }
 } // namespace
 
-HiddenWait hiddenSync(const FunctionDecl *FD, ASTContext &Ctx) {
+HiddenWait hiddenSync(const FunctionDecl *FD, ASTContext &Ctx,
+                      CPUParameters OnCPU) {
   const FunctionDecl *Def = enterable(FD);
-  return Def ? syncInBody(Def, 3, Ctx) : HiddenWait();
+  return Def ? syncInBody(Def, 3, OnCPU, Ctx) : HiddenWait();
+}
+
+CPUParameters cpuArguments(const CallExpr *Call, const FunctionDecl *Caller,
+                           CPUParameters CallerOnCPU, ASTContext &Ctx) {
+  const FunctionDecl *Callee = Call->getDirectCallee();
+  if (!Callee || !Caller || !Caller->getBody() || Caller->isDependentContext())
+    return 0;
+  // A member operator's first argument is the object.
+  const unsigned Skip =
+      isa<CXXOperatorCallExpr>(Call) && isa<CXXMethodDecl>(Callee);
+  const device::DeviceFlow &Flow =
+      device::DeviceFlow::getForCallers(Caller, Ctx);
+  CPUParameters OnCPU = 0;
+  for (unsigned I = Skip; I < Call->getNumArgs(); ++I) {
+    const unsigned Param = I - Skip;
+    if (Param >= 32 || Param >= Callee->getNumParams() ||
+        !libtorch::isTensorType(
+            Callee->getParamDecl(Param)->getType().getNonReferenceType()))
+      continue;
+    const Expr *Arg = Call->getArg(I);
+    if (isa<CXXDefaultArgExpr>(Arg))
+      continue;
+    device::DeviceValue V = Flow.factOf(Arg).Device;
+    if (V.isCPU() || fromCPUParameter(V, Caller, CallerOnCPU) ||
+        device::inheritsCPU(V, Ctx))
+      OnCPU |= 1u << Param;
+  }
+  return OnCPU;
 }
 
 void clearHiddenSyncCache() {

@@ -10,6 +10,7 @@
 #include "libtorch/HostSync.h"
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/Expr.h"
+#include <cstdint>
 
 namespace clang::tidy::torch::program {
 
@@ -19,17 +20,31 @@ struct HiddenWait {
   const FunctionDecl *In = nullptr;
 };
 
+/// The parameters of a function that receive CPU tensors at one call: bit
+/// I for parameter I (the first 32).
+using CPUParameters = uint32_t;
+
 /// The synchronizing call hidden in \p FD: in its body, or in the body of a
 /// function it calls, up to three bodies deep (a loss tracker that calls
 /// `.item()`, `torch::nn::utils::clip_grad_norm_`, whose result is read with
 /// `.item()`, and its overloads that forward to it). Bodies of Tensor
 /// methods, of at::/c10:: functions and of std:: are not entered; lambdas
 /// are not entered, nor the loops of a function that runs once per step
-/// (HotLoops.h: those loops are hot and report their own syncs). Null when
-/// there is none. Cached per declaration until clearHiddenSyncCache()
-/// (thread-local).
-HiddenWait hiddenSync(const FunctionDecl *FD, ASTContext &Ctx);
+/// (HotLoops.h: those loops are hot and report their own syncs). \p OnCPU:
+/// the parameters of \p FD that this call gives CPU tensors; a wait that
+/// reads one of them, or what a function it calls receives from them
+/// (`normalize(pred.cpu())`, whose `masked_select` and `item` read its
+/// parameter), waits for nothing. Null when there is none. Cached per
+/// declaration and parameters until clearHiddenSyncCache() (thread-local).
+HiddenWait hiddenSync(const FunctionDecl *FD, ASTContext &Ctx,
+                      CPUParameters OnCPU = 0);
 void clearHiddenSyncCache();
+
+/// The parameters of \p Call's callee that receive a tensor on the CPU, as
+/// the device analysis of \p Caller sees the arguments; \p CallerOnCPU:
+/// \p Caller's own parameters known to hold CPU tensors.
+CPUParameters cpuArguments(const CallExpr *Call, const FunctionDecl *Caller,
+                           CPUParameters CallerOnCPU, ASTContext &Ctx);
 
 /// The wait \p Call makes (libtorch::syncOperationOf), or, for a blocking
 /// `x.to(d)` in \p Fn whose target the device analysis places on the CPU

@@ -588,3 +588,36 @@ void tie_on_cuda() {
     // CHECK-MESSAGES: :[[@LINE-6]]:37: note: this loop runs the model: 'forward' is called here
   }
 }
+
+// A helper given CPU copies (round 29): its waits, and those of the helper
+// it calls, read its parameters and wait for nothing at that call. Given
+// the device tensors, the same call waits.
+torch::Tensor normalize_depth(const torch::Tensor &depth) {
+  auto valid = depth.masked_select(depth > 0);
+  float lo = valid.min().item<float>();
+  return depth - lo;
+}
+torch::Tensor comparison(const torch::Tensor &pred, const torch::Tensor &gt,
+                         const torch::Tensor &rgb = torch::Tensor()) {
+  return torch::cat({normalize_depth(pred), normalize_depth(gt)});
+}
+void visualize_depth(Net &net) {
+  torch::Device device(torch::kCUDA);
+  net->to(device);
+  torch::NoGradGuard no_grad;
+  for (int i = 0; i < 8; ++i) {
+    auto gt = torch::rand({784}).to(device);
+    auto pred = net->forward(gt);
+    auto on_host = comparison(pred.cpu(), gt.cpu());
+    // CHECK-MESSAGES: :[[@LINE-1]]:36: warning: 'Tensor::cpu' makes the host wait for the device on every iteration of this inference loop
+    // CHECK-MESSAGES: :[[@LINE-3]]:22: note: this loop runs the model: 'forward' is called here
+    // CHECK-MESSAGES: :[[@LINE-3]]:46: warning: 'Tensor::cpu' makes the host wait
+    // CHECK-MESSAGES: :[[@LINE-5]]:22: note: this loop runs the model: 'forward' is called here
+    auto on_device = comparison(pred.cpu(), gt);
+    // CHECK-MESSAGES: :[[@LINE-1]]:22: warning: 'comparison' makes the host wait for the device on every iteration of this inference loop: it calls 'Tensor::masked_select' inside
+    // CHECK-MESSAGES: :[[@LINE-22]]:22: note: the host waits here
+    // CHECK-MESSAGES: :[[@LINE-9]]:22: note: this loop runs the model: 'forward' is called here
+    // CHECK-MESSAGES: :[[@LINE-4]]:38: warning: 'Tensor::cpu' makes the host wait
+    // CHECK-MESSAGES: :[[@LINE-11]]:22: note: this loop runs the model: 'forward' is called here
+  }
+}
