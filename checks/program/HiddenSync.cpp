@@ -82,8 +82,9 @@ HiddenWait findSync(const Stmt *S, const FunctionDecl *In, unsigned Depth,
     }
     if (const FunctionDecl *Def = enterable(Call->getDirectCallee());
         Def && Depth > 1)
-      if (HiddenWait Found = syncInBody(
-              Def, Depth - 1, cpuArguments(Call, In, OnCPU, Ctx), Ctx);
+      if (HiddenWait Found =
+              syncInBody(Def, Depth - 1,
+                         OnCPU ? cpuArguments(Call, In, OnCPU, Ctx) : 0, Ctx);
           Found.Call)
         return Found;
   }
