@@ -1,6 +1,7 @@
 //===- DeviceFlow.cpp - where each tensor lives, at each program point ---===//
 #include "ast/ASTHelpers.h"
 #include "device/DeviceFlowBuilder.h"
+#include "libtorch/DeviceRules.h"
 #include "libtorch/TorchModules.h"
 #include "libtorch/TorchTypes.h"
 #include "clang/AST/RecursiveASTVisitor.h"
@@ -508,6 +509,13 @@ void DeviceFlowBuilder::moduleTo(const CXXMemberCallExpr *Call) {
 
 void DeviceFlowBuilder::escape(const CallExpr *Call) {
   const FunctionDecl *FD = Call->getDirectCallee();
+  // `torch::load(model, path)` restores each tensor on the device it was
+  // saved from: a checkpoint of a CUDA model puts a never-moved one there.
+  if (libtorch::isSerializeLoad(FD) && Call->getNumArgs() > 0)
+    if (const VarDecl *V =
+            ast::rootVariable(ast::stripImplicit(Call->getArg(0))))
+      if (cachedCarrier(V->getType()) != libtorch::Carrier::None)
+        assign(V, DeviceFact::unknown(), false);
   if (!FD || libtorch::isLibTorchDecl(FD))
     return;
   if (FD->getIdentifier() &&

@@ -29,7 +29,8 @@
 // results (the common device of their tensor operands, as ATen computes it:
 // 0-dim CPU operands follow the others), data-loader batches (the loop
 // variable of `for (auto &batch : *loader)` is on the CPU), modules (created
-// on the CPU, moved by module->to(d); their members and outputs are on their
+// on the CPU, moved by module->to(d), restored by torch::load(m, path) where
+// the checkpoint was saved: unknown; their members and outputs are on their
 // device), inside forward() of a torch::nn::Module subclass the tensor
 // arguments and registered members are on "the module's device", and
 // elsewhere tensor parameters, elements of tensor-vector parameters and

@@ -385,6 +385,14 @@ bool isLossModule(const CXXRecordDecl *RD) {
          RD->getName().ends_with("LossImpl");
 }
 
+bool isSerializeLoad(const FunctionDecl *FD) {
+  if (!FD || !FD->getIdentifier() || FD->getName() != "load")
+    return false;
+  const auto *NS = dyn_cast<NamespaceDecl>(FD->getDeclContext());
+  return NS && NS->getIdentifier() && NS->getName() == "torch" &&
+         isa<TranslationUnitDecl>(NS->getDeclContext());
+}
+
 bool isWeightlessLayer(const CXXRecordDecl *RD) {
   if (!RD || !RD->getIdentifier() || !isLibTorchDecl(RD) ||
       !RD->getName().ends_with("Impl") || moduleHasParameters(RD))

@@ -118,6 +118,11 @@ bool isWeightlessLayer(const CXXRecordDecl *ModuleClass);
 /// the device once, when it is built); others' batches are on the CPU.
 bool loaderDatasetHandlesDevice(QualType LoaderType);
 
+/// True for `torch::load(value, source...)`: it restores each tensor of
+/// \p value (a tensor, a module, an optimizer) on the device it was saved
+/// from, not where \p value was.
+bool isSerializeLoad(const FunctionDecl *FD);
+
 } // namespace clang::tidy::torch::libtorch
 
 #endif // TORCH_TIDY_LIBTORCH_DEVICERULES_H

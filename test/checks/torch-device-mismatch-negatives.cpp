@@ -172,6 +172,20 @@ void modules(Net &param_net, torch::Device d) {
   // CHECK-MESSAGES: :[[@LINE-1]]:17: warning: 'torch::ones({8, 4})' is on the CPU (created without a device) but the module 'net' is on 'd'
 }
 
+// A checkpoint restores the model's tensors on the device they were saved
+// from (round 33): a never-moved model may be on the GPU after torch::load.
+void checkpoint(const std::string &path) {
+  Net loaded;
+  torch::load(loaded, path);
+  auto a = loaded->forward(torch::ones({8, 4}).cuda());
+  torch::Tensor weights;
+  torch::load(weights, path);
+  auto b = weights + torch::ones({4}).cuda();
+  Net fresh;
+  auto c = fresh->forward(torch::ones({8, 4}).cuda()); // near miss
+  // CHECK-MESSAGES: :[[@LINE-1]]:19: warning: 'torch::ones({8, 4}).cuda()' is on CUDA (moved here) but the module 'fresh' is on the CPU
+}
+
 // Template code is skipped, in its definition and its instances.
 template <typename T> T twice(T x, torch::Device d) {
   return x.to(d) + torch::ones({4});

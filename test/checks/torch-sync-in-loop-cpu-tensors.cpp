@@ -621,3 +621,19 @@ void visualize_depth(Net &net) {
     // CHECK-MESSAGES: :[[@LINE-11]]:22: note: this loop runs the model: 'forward' is called here
   }
 }
+
+// A model restored with torch::load is where its checkpoint was saved
+// (round 33): its outputs may be on the GPU. A fresh one is on the CPU.
+void restored(const std::string &path) {
+  Net loaded;
+  torch::load(loaded, path);
+  Net fresh;
+  for (int i = 0; i < 5; ++i) {
+    auto restored_out = loaded->forward(torch::rand({1, 784}));
+    std::cout << restored_out << std::endl;
+    // CHECK-MESSAGES: :[[@LINE-1]]:15: warning: printing a tensor with 'operator<<' makes the host wait for the device on every iteration of this inference loop
+    // CHECK-MESSAGES: :[[@LINE-3]]:33: note: this loop runs the model: 'forward' is called here
+    auto fresh_out = fresh->forward(torch::rand({1, 784}));
+    std::cout << fresh_out << std::endl; // near miss
+  }
+}
