@@ -243,6 +243,33 @@ static SubmoduleLoss submoduleLoss(const CXXRecordDecl *RD) {
   return Params ? SubmoduleLoss::Parameters : SubmoduleLoss::Nothing;
 }
 
+/// True for a torch::nn::Module subclass used as a plain container of
+/// tensors (a replay buffer created on its device): it registers nothing,
+/// holds no submodule, and neither it nor a base of the program's has
+/// forward() or operator(), so nothing treats it as a model.
+static bool isStorageOnly(const CXXRecordDecl *RD,
+                          const libtorch::ModuleRegistrations &Regs) {
+  if (!Regs.Fields.empty() || !RD->hasDefinition() ||
+      llvm::any_of(RD->fields(), [](const FieldDecl *FD) {
+        MemberKind K = libtorch::moduleMemberKind(FD->getType());
+        return K != MemberKind::None && K != MemberKind::Tensor;
+      }))
+    return false;
+  bool Computes = false;
+  auto HasCall = [&](const CXXRecordDecl *C) {
+    if (libtorch::isLibraryDecl(C))
+      return true; // keep walking; LibTorch's bases do not count
+    for (const CXXMethodDecl *M : C->methods())
+      if (M->getOverloadedOperator() == OO_Call ||
+          (M->getIdentifier() && M->getName() == "forward"))
+        Computes = true;
+    return true;
+  };
+  HasCall(RD->getDefinition());
+  RD->getDefinition()->forallBases(HasCall);
+  return !Computes;
+}
+
 void UnregisteredMemberCheck::checkClass(
     const CXXRecordDecl *RD, const MatchFinder::MatchResult &Result) {
   const SourceManager &SM = *Result.SourceManager;
@@ -251,7 +278,7 @@ void UnregisteredMemberCheck::checkClass(
       libtorch::isLibraryLocation(SM, RD->getLocation()))
     return;
   const libtorch::ModuleRegistrations &Regs = Modules->registrations(RD, SM);
-  if (!Regs.Complete)
+  if (!Regs.Complete || isStorageOnly(RD, Regs))
     return;
 
   llvm::DenseMap<const FieldDecl *, SmallVector<Assignment, 2>> Assigned;

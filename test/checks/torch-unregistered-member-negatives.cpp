@@ -95,3 +95,27 @@ struct BackboneImpl : torch::nn::Module {
   }
   torch::nn::Sequential classifier{torch::nn::Linear(4, 2)};
 };
+
+// A module subclass used as a plain container of tensors (round 34's replay
+// buffer, created on its device): it registers nothing, holds no submodule
+// and has no forward(): nothing treats it as a model.
+struct ReplayBuffer : torch::nn::Module {
+  ReplayBuffer(int64_t n, torch::Device d)
+      : observations(torch::zeros({n, 8}, d)), rewards(torch::zeros({n}, d)) {}
+  void add(int64_t i, const torch::Tensor &obs, float r) {
+    observations[i] = obs;
+    rewards[i] = r;
+  }
+  torch::Tensor observations, rewards;
+};
+
+// Near miss: the same members in a class that computes with them.
+struct ScaledBuffer : torch::nn::Module {
+  ScaledBuffer(int64_t n, torch::Device d)
+      : scale(torch::ones({n}, d)) {}
+  // CHECK-MESSAGES: :[[@LINE-1]]:9: warning: tensor member 'scale' is never registered
+  // CHECK-MESSAGES: :[[@LINE+3]]:17: note: 'scale' is declared here
+  // CHECK-FIXES: : scale(register_buffer("scale", torch::ones({n}, d))) {}
+  torch::Tensor forward(const torch::Tensor &x) { return x * scale; }
+  torch::Tensor scale;
+};
