@@ -301,8 +301,16 @@ static bool searchMarkers(const Stmt *S, HotMarker (&First)[4],
   });
 }
 
-/// True if \p S holds a loop (not in a lambda) that runs a training step.
-static bool containsTrainingLoop(const Stmt *S) {
+namespace {
+/// (function, calls still allowed) -> whether a loop of its body trains.
+thread_local llvm::DenseMap<std::pair<const FunctionDecl *, unsigned>, bool>
+    TrainingLoopIn;
+} // namespace
+
+/// True if \p S holds a loop (not in a lambda) that runs a training step,
+/// or calls a function of the program whose body holds one, up to \p Depth
+/// calls deep (a PPO update loop's `update()`, whose minibatch loop trains).
+static bool containsTrainingLoop(const Stmt *S, unsigned Depth = 2) {
   if (!S || isa<LambdaExpr>(S))
     return false;
   if (ast::isLoop(S)) {
@@ -311,7 +319,25 @@ static bool containsTrainingLoop(const Stmt *S) {
               M.Kind == HotMarkerKind::OptimizerStep))
       return true;
   }
-  return llvm::any_of(S->children(), containsTrainingLoop);
+  if (const FunctionDecl *Def =
+          Depth ? userCallee(dyn_cast<CallExpr>(S)) : nullptr) {
+    auto [It, New] = TrainingLoopIn.try_emplace({Def, Depth}, false);
+    // Known, or being computed (recursion): false so far.
+    bool Trains = It->second;
+    if (New) {
+      Trains = containsTrainingLoop(Def->getBody(), Depth - 1);
+      TrainingLoopIn[{Def, Depth}] = Trains;
+    }
+    if (Trains)
+      return true;
+  }
+  return llvm::any_of(S->children(), [&](const Stmt *Child) {
+    return containsTrainingLoop(Child, Depth);
+  });
+}
+
+static bool containsTrainingLoopPart(const Stmt *S) {
+  return containsTrainingLoop(S);
 }
 
 HotMarker findHotMarker(const Stmt *Loop) {
@@ -331,7 +357,7 @@ HotMarker findHotMarker(const Stmt *Loop) {
   bool OnlyForward = First[static_cast<unsigned>(HotMarkerKind::Forward)] &&
                      !First[0] && !First[1] && !First[3];
   if (OnlyForward &&
-      llvm::any_of(ast::iterationParts(Loop), containsTrainingLoop))
+      llvm::any_of(ast::iterationParts(Loop), containsTrainingLoopPart))
     return {};
   // The enumerators are in order of preference.
   for (HotMarker &M : First)
@@ -654,7 +680,7 @@ static void collectOpenLoops(const Stmt *S, std::set<std::string> &Lines) {
   if (!S)
     return;
   if (ast::isLoop(S) && !findHotMarker(S) && !perElementMarker(S) &&
-      llvm::none_of(ast::iterationParts(S), containsTrainingLoop)) {
+      llvm::none_of(ast::iterationParts(S), containsTrainingLoopPart)) {
     std::set<std::string> Callees;
     for (const Stmt *Part : ast::iterationParts(S))
       collectElsewhereCalls(Part, Callees);
@@ -718,6 +744,7 @@ std::string perStepFacts(ASTContext &Ctx) {
 void clearHotLoopCache() {
   State = HotLoopState();
   HelperMarkers.clear();
+  TrainingLoopIn.clear();
   OwnStepLoops.clear();
 }
 

@@ -237,3 +237,39 @@ void build_targets(Net &net, torch::optim::SGD &opt, torch::Tensor targets,
     }
   }
 }
+
+// A PPO update loop (round 34): each iteration collects a rollout, whose
+// bootstrap value runs the model once, then trains in update()'s own
+// minibatch loop. The loop runs once per update, not once per step. Near
+// miss: without the training call, the same loop is an inference loop.
+struct PPOTrainer {
+  Net net;
+  torch::optim::SGD opt{net->parameters(), 0.1};
+  torch::Tensor obs = torch::rand({4, 784}, torch::kCUDA);
+  float bootstrap() { return net->forward(obs).mean().item<float>(); }
+  void update() {
+    for (int epoch = 0; epoch < 4; ++epoch) {
+      opt.zero_grad();
+      net->forward(obs).sum().backward();
+      opt.step();
+    }
+  }
+  void train() {
+    net->to(torch::kCUDA);
+    for (int u = 0; u < 100; ++u) {
+      float v = bootstrap();
+      update();
+      (void)v;
+    }
+  }
+  void evaluate() {
+    net->to(torch::kCUDA);
+    for (int u = 0; u < 100; ++u) {
+      float v = bootstrap(); // near miss
+      // CHECK-MESSAGES: :[[@LINE-1]]:17: warning: 'PPOTrainer::bootstrap' makes the host wait for the device on every iteration of this inference loop
+      // CHECK-MESSAGES: :[[@LINE-21]]:55: note: the host waits here
+      // CHECK-MESSAGES: :[[@LINE-3]]:17: note: this loop runs the model: 'PPOTrainer::bootstrap' calls it
+      (void)v;
+    }
+  }
+};
