@@ -837,8 +837,18 @@ void Batch::collect() {
   // Units that share a header can word one finding in it differently (the
   // loop each of them sees): one finding per place and check, the copy of
   // the first source file's unit, else the first header's.
+  // A header that does not compile alone leans on what its includers put
+  // before it: when a source file of the batch compiled, the findings of
+  // that header's broken parse are left to the units that include it.
+  bool SourceCompiled = false;
+  for (size_t I = 0; I < Results.size(); ++I)
+    SourceCompiled |= !isHeader(Files[I]) && !Results[I].Failure;
   std::vector<Finding> OfHeaders;
   for (size_t I = 0; I < Results.size(); ++I) {
+    if (SourceCompiled && isHeader(Files[I]) && Results[I].Failure) {
+      S.BrokenHeaderFindings += Results[I].Findings.size();
+      continue;
+    }
     dropCPUReads(Program, I, Results[I].Findings);
     for (Finding &F : Results[I].Findings)
       (isHeader(Files[I]) ? OfHeaders : Findings).push_back(std::move(F));

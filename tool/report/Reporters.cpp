@@ -129,6 +129,10 @@ void writeSummary(llvm::raw_ostream &OS, const std::vector<Finding> &Findings,
        << Plural(S.ProvenByCallersAcrossUnits, "finding", "findings")
        << " whose callers (in other files, or through a registry) guard the "
           "device, check the tensors or read the launch error\n";
+  if (S.BrokenHeaderFindings)
+    OS << "Left out: " << Plural(S.BrokenHeaderFindings, "finding", "findings")
+       << " of headers that do not compile alone (their includers' units "
+          "read them)\n";
   if (S.SuppressedByBaseline || S.OutsideDiff)
     OS << "Not shown: " << S.SuppressedByBaseline << " in the baseline, "
        << S.OutsideDiff << " outside the diff\n";
@@ -233,6 +237,7 @@ void writeJson(llvm::raw_ostream &OS, const std::vector<Finding> &Findings,
       {"onCPUAcrossUnits", S.OnCPUAcrossUnits},
       {"noDeviceAcrossUnits", S.NoDeviceAcrossUnits},
       {"provenByCallersAcrossUnits", S.ProvenByCallersAcrossUnits},
+      {"brokenHeaderFindings", S.BrokenHeaderFindings},
       {"suppressedByBaseline", S.SuppressedByBaseline},
       {"outsideDiff", S.OutsideDiff}};
   if (S.Runtime)

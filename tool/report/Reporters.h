@@ -32,6 +32,9 @@ struct RunSummary {
   /// Findings left out because, across the units, every caller guards the
   /// device or checks the tensors they need (device::ProgramFacts).
   unsigned ProvenByCallersAcrossUnits = 0;
+  /// Findings of headers analysed as units of their own that do not
+  /// compile alone, left to the source files that include them.
+  unsigned BrokenHeaderFindings = 0;
   /// CUDA units (analysed on their host side), and arguments dropped
   /// because clang does not know them or because they only concern device
   /// code or nvcc, with their counts.
