@@ -49,6 +49,10 @@ DeviceFact DeviceFlowBuilder::initialFact(const ValueDecl *D) {
   if (const auto *P = dyn_cast<ParmVarDecl>(D)) {
     if (libtorch::holdsDevice(C))
       return Symbolic();
+    if (C == libtorch::Carrier::Tensor && P->getDeclContext() == Fn &&
+        P->getFunctionScopeIndex() < 32 &&
+        (CPUParameters >> P->getFunctionScopeIndex() & 1u))
+      return {DeviceValue::cpu(), {}, Origin()};
     if (C == libtorch::Carrier::Tensor && Forward && P->getDeclContext() == Fn)
       return {DeviceValue::moduleDevice(),
               {},
@@ -785,6 +789,54 @@ DeviceFact DeviceFlowBuilder::tupleElementFact(const Expr *Tuple) {
   return F;
 }
 
+/// Nesting of the analyses returnsCPUFor() starts (thread-local).
+static thread_local unsigned CPUCallDepth = 0;
+
+/// The tensors \p S returns, outside lambdas.
+static void collectReturns(const Stmt *S,
+                           llvm::SmallVectorImpl<const Expr *> &Out) {
+  if (!S || isa<LambdaExpr>(S))
+    return;
+  if (const auto *R = dyn_cast<ReturnStmt>(S))
+    if (const Expr *V = R->getRetValue())
+      Out.push_back(V);
+  for (const Stmt *Child : S->children())
+    collectReturns(Child, Out);
+}
+
+bool DeviceFlowBuilder::returnsCPUFor(const CallExpr *Call,
+                                      const FunctionDecl *FD) {
+  // Only in an analysis that takes some parameters to be on the CPU: what
+  // one call of a helper given CPU copies computes (HiddenSync.h).
+  const FunctionDecl *Def = nullptr;
+  if (!CPUParameters || CPUCallDepth >= 2 || !FD->hasBody(Def) ||
+      Def->isDependentContext() || isa<CXXOperatorCallExpr>(Call))
+    return false;
+  // A member function's object may hold tensors of its own: free functions
+  // and static members only.
+  if (const auto *MD = dyn_cast<CXXMethodDecl>(Def); MD && !MD->isStatic())
+    return false;
+  uint32_t OnCPU = 0;
+  for (unsigned I = 0;
+       I < Call->getNumArgs() && I < Def->getNumParams() && I < 32; ++I)
+    if (cachedCarrier(Def->getParamDecl(I)->getType().getNonReferenceType()) ==
+            libtorch::Carrier::Tensor &&
+        get(Call->getArg(I)).Device.isCPU())
+      OnCPU |= 1u << I;
+  if (!OnCPU)
+    return false;
+  llvm::SmallVector<const Expr *, 4> Returns;
+  collectReturns(Def->getBody(), Returns);
+  if (Returns.empty())
+    return false;
+  ++CPUCallDepth;
+  const DeviceFlow &Flow = DeviceFlow::getWithCPUParameters(Def, OnCPU, Ctx);
+  bool AllCPU = llvm::all_of(
+      Returns, [&](const Expr *R) { return Flow.factOf(R).Device.isCPU(); });
+  --CPUCallDepth;
+  return AllCPU;
+}
+
 DeviceFact DeviceFlowBuilder::callFact(const CallExpr *Call,
                                        libtorch::Carrier C) {
   const FunctionDecl *FD = Call->getDirectCallee();
@@ -803,14 +855,14 @@ DeviceFact DeviceFlowBuilder::callFact(const CallExpr *Call,
       return tupleElementFact(Call->getArg(0));
     return DeviceFact::unknown();
   }
-  if (!libtorch::isLibTorchDecl(FD))
-    return (C == libtorch::Carrier::Tensor ||
-            C == libtorch::Carrier::Example) &&
-                   isUserFunction(FD)
-               ? DeviceFact{DeviceValue::inherited(FD->getCanonicalDecl()),
-                            {},
-                            Origin()}
-               : DeviceFact::unknown();
+  if (!libtorch::isLibTorchDecl(FD)) {
+    if ((C != libtorch::Carrier::Tensor && C != libtorch::Carrier::Example) ||
+        !isUserFunction(FD))
+      return DeviceFact::unknown();
+    if (C == libtorch::Carrier::Tensor && returnsCPUFor(Call, FD))
+      return {DeviceValue::cpu(), {}, Origin()};
+    return {DeviceValue::inherited(FD->getCanonicalDecl()), {}, Origin()};
+  }
   if (C == libtorch::Carrier::Options) {
     if (Name == "device" && Call->getNumArgs() == 1)
       return get(Call->getArg(0));

@@ -6,6 +6,7 @@
 #include "libtorch/TorchTypes.h"
 #include "clang/AST/RecursiveASTVisitor.h"
 #include "clang/AST/StmtCXX.h"
+#include <map>
 #include <set>
 
 namespace clang::tidy::torch::device {
@@ -20,6 +21,10 @@ struct FlowCache {
   /// getForCallers: the template instantiations' analyses.
   llvm::DenseMap<const FunctionDecl *, std::unique_ptr<DeviceFlow>>
       Instantiations;
+  /// getWithCPUParameters: (function, CPU parameters) -> its analysis.
+  std::map<std::pair<const FunctionDecl *, uint32_t>,
+           std::unique_ptr<DeviceFlow>>
+      WithCPUParameters;
   llvm::DenseMap<const Type *, libtorch::Carrier> Carriers;
   llvm::DenseMap<const CXXRecordDecl *, libtorch::ModuleRegistrations>
       Registrations;
@@ -28,6 +33,7 @@ struct FlowCache {
     Ctx = nullptr;
     Flows.clear();
     Instantiations.clear();
+    WithCPUParameters.clear();
     Carriers.clear();
     Registrations.clear();
   }
@@ -624,6 +630,30 @@ const DeviceFlow &DeviceFlow::getForCallers(const FunctionDecl *FD,
   if (!ast::isTemplateCode(FD) || FD->isDependentContext())
     return get(FD, Ctx);
   return cachedFlow(Cache.Instantiations, FD, Ctx, /*Instantiations=*/true);
+}
+
+const DeviceFlow &DeviceFlow::getWithCPUParameters(const FunctionDecl *FD,
+                                                   uint32_t CPUParameters,
+                                                   ASTContext &Ctx) {
+  if (!CPUParameters)
+    return getForCallers(FD, Ctx);
+  if (Cache.Ctx != &Ctx) {
+    Cache.clear();
+    Cache.Ctx = &Ctx;
+  }
+  const FunctionDecl *Def = FD;
+  if (const FunctionDecl *D = FD->getDefinition())
+    Def = D;
+  auto [It, New] = Cache.WithCPUParameters.try_emplace({Def, CPUParameters});
+  if (!New)
+    return *It->second;
+  It->second = std::make_unique<DeviceFlow>();
+  DeviceFlow &Flow = *It->second;
+  DeviceFlowBuilder(Def, Ctx, Flow,
+                    ast::isTemplateCode(Def) && !Def->isDependentContext(),
+                    CPUParameters)
+      .run();
+  return Flow;
 }
 
 void DeviceFlow::clearCache() { Cache.clear(); }

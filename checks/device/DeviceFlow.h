@@ -71,6 +71,7 @@
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/ExprCXX.h"
 #include "llvm/ADT/DenseMap.h"
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <vector>
@@ -93,6 +94,12 @@ public:
   /// other checks report nothing in template code.
   static const DeviceFlow &getForCallers(const FunctionDecl *FD,
                                          ASTContext &Ctx);
+  /// As getForCallers, with the tensor parameters of \p FD whose bits are
+  /// set in \p CPUParameters (bit I: parameter I) on the CPU: what one call
+  /// that passes CPU tensors computes (HiddenSync.h). 0: getForCallers.
+  static const DeviceFlow &getWithCPUParameters(const FunctionDecl *FD,
+                                                uint32_t CPUParameters,
+                                                ASTContext &Ctx);
   /// Drops every cached analysis. Each check that uses DeviceFlow calls it
   /// from onStartOfTranslationUnit() and onEndOfTranslationUnit().
   static void clearCache();

@@ -54,10 +54,12 @@ class DeviceFlowBuilder {
 public:
   /// \p Instantiations: analyse a template instantiation too (for what a
   /// caller passes, DeviceFlow::getForCallers).
+  /// \p CPUParameters: the tensor parameters (bit I: parameter I) this
+  /// analysis takes to be on the CPU (DeviceFlow::getWithCPUParameters).
   DeviceFlowBuilder(const FunctionDecl *FD, ASTContext &Ctx, DeviceFlow &Out,
-                    bool Instantiations = false)
+                    bool Instantiations = false, uint32_t CPUParameters = 0)
       : Fn(FD), Ctx(Ctx), Out(Out), Forward(DeviceFlow::isModuleForward(FD)),
-        Instantiations(Instantiations) {}
+        Instantiations(Instantiations), CPUParameters(CPUParameters) {}
 
   void run();
 
@@ -84,6 +86,10 @@ private:
   /// any other variable).
   DeviceFact capturedFact(const VarDecl *V);
   DeviceFact initialFact(const ValueDecl *D);
+  /// In an analysis with CPU parameters: true when \p FD, a function of the
+  /// program that \p Call gives CPU tensors, returns CPU tensors on every
+  /// path for those arguments (`normalize(pred_cpu)`).
+  bool returnsCPUFor(const CallExpr *Call, const FunctionDecl *FD);
   DeviceFact constructFact(const CXXConstructExpr *CE, libtorch::Carrier C);
   /// An element of a tensor sequence: Inherited from its parameter or the
   /// function that returned it (CallerDevices), or Unknown.
@@ -127,6 +133,7 @@ private:
   DeviceFlow &Out;
   const bool Forward;
   const bool Instantiations;
+  const uint32_t CPUParameters;
   ScanFacts Scan;
   std::unique_ptr<CFG> Graph;
   llvm::DenseSet<const Stmt *> Elements;

@@ -75,7 +75,7 @@ HiddenWait findSync(const Stmt *S, const FunctionDecl *In, unsigned Depth,
             TimingWaits.contains(Call)
                 ? nullptr
                 : syncOperationIn(Call, /*ResultUsed=*/true, In, Ctx)) {
-      device::DeviceValue Read = readDevice(Call, Op, In, Ctx);
+      device::DeviceValue Read = readDevice(Call, Op, In, Ctx, OnCPU);
       if (!Read.isCPU() && !device::inheritsCPU(Read, Ctx) &&
           !fromCPUParameter(Read, In, OnCPU))
         return {Call, In};
@@ -122,7 +122,7 @@ CPUParameters cpuArguments(const CallExpr *Call, const FunctionDecl *Caller,
   const unsigned Skip =
       isa<CXXOperatorCallExpr>(Call) && isa<CXXMethodDecl>(Callee);
   const device::DeviceFlow &Flow =
-      device::DeviceFlow::getForCallers(Caller, Ctx);
+      device::DeviceFlow::getWithCPUParameters(Caller, CallerOnCPU, Ctx);
   CPUParameters OnCPU = 0;
   for (unsigned I = Skip; I < Call->getNumArgs(); ++I) {
     const unsigned Param = I - Skip;
@@ -182,7 +182,8 @@ const libtorch::SyncOperation *syncOperationIn(const CallExpr *Call,
 
 device::DeviceValue readDevice(const Expr *Call,
                                const libtorch::SyncOperation *Op,
-                               const FunctionDecl *Fn, ASTContext &Ctx) {
+                               const FunctionDecl *Fn, ASTContext &Ctx,
+                               CPUParameters OnCPU) {
   if (!Fn || !Op || Op->Wait == libtorch::SyncWait::AllWork)
     return {};
   // The tensor read: the index of `x[i]`, else the receiver, else the first
@@ -213,7 +214,8 @@ device::DeviceValue readDevice(const Expr *Call,
     return {};
   // In a template's instantiation too: where a local copy lives
   // (`delta = delta_dev.to(cpu_device)`) is the same in every one.
-  const device::DeviceFlow &Flow = device::DeviceFlow::getForCallers(Fn, Ctx);
+  const device::DeviceFlow &Flow =
+      device::DeviceFlow::getWithCPUParameters(Fn, OnCPU, Ctx);
   device::DeviceFact F = Flow.factOf(Read);
   // A forward() argument is on the module's device for the device analysis
   // (a CPU input there is the caller's mismatch); a read of it waits only if

@@ -60,9 +60,11 @@ const libtorch::SyncOperation *syncOperationIn(const CallExpr *Call,
 /// it, the index of `x[i]`): on the CPU (DeviceFlow, or CallerDevices for a
 /// tensor from the rest of the program) it waits for no device. Bottom for
 /// a wait for all work (synchronize).
+/// \p OnCPU: the parameters of \p Fn this call of it gives CPU tensors.
 device::DeviceValue readDevice(const Expr *Call,
                                const libtorch::SyncOperation *Op,
-                               const FunctionDecl *Fn, ASTContext &Ctx);
+                               const FunctionDecl *Fn, ASTContext &Ctx,
+                               CPUParameters OnCPU = 0);
 
 } // namespace clang::tidy::torch::program
 

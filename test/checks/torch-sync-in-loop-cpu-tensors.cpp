@@ -597,9 +597,11 @@ torch::Tensor normalize_depth(const torch::Tensor &depth) {
   float lo = valid.min().item<float>();
   return depth - lo;
 }
+torch::Tensor colormap(const torch::Tensor &gray) { return gray.cpu() * 255; }
 torch::Tensor comparison(const torch::Tensor &pred, const torch::Tensor &gt,
                          const torch::Tensor &rgb = torch::Tensor()) {
-  return torch::cat({normalize_depth(pred), normalize_depth(gt)});
+  auto pred_2d = pred.dim() == 3 ? pred.squeeze(0) : pred;
+  return torch::cat({colormap(normalize_depth(pred_2d)), normalize_depth(gt)});
 }
 void visualize_depth(Net &net) {
   torch::Device device(torch::kCUDA);
@@ -615,7 +617,7 @@ void visualize_depth(Net &net) {
     // CHECK-MESSAGES: :[[@LINE-5]]:22: note: this loop runs the model: 'forward' is called here
     auto on_device = comparison(pred.cpu(), gt);
     // CHECK-MESSAGES: :[[@LINE-1]]:22: warning: 'comparison' makes the host wait for the device on every iteration of this inference loop: it calls 'Tensor::masked_select' inside
-    // CHECK-MESSAGES: :[[@LINE-22]]:22: note: the host waits here
+    // CHECK-MESSAGES: :[[@LINE-24]]:22: note: the host waits here
     // CHECK-MESSAGES: :[[@LINE-9]]:22: note: this loop runs the model: 'forward' is called here
     // CHECK-MESSAGES: :[[@LINE-4]]:38: warning: 'Tensor::cpu' makes the host wait
     // CHECK-MESSAGES: :[[@LINE-11]]:22: note: this loop runs the model: 'forward' is called here
