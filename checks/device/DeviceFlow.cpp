@@ -598,18 +598,23 @@ bool DeviceFlow::isModuleForward(const FunctionDecl *FD) {
          libtorch::isModuleClass(MD->getParent());
 }
 
+/// What the caches key \p FD's analysis by: its definition, if it has one.
+/// A new translation unit (\p Ctx) starts the caches afresh.
+static const FunctionDecl *cacheKey(const FunctionDecl *FD, ASTContext &Ctx) {
+  if (Cache.Ctx != &Ctx) {
+    Cache.clear();
+    Cache.Ctx = &Ctx;
+  }
+  const FunctionDecl *Def = FD->getDefinition();
+  return Def ? Def : FD;
+}
+
 /// The cached analysis of \p FD's definition in \p Flows, built on first
 /// use (\p Instantiations: DeviceFlowBuilder's).
 static const DeviceFlow &cachedFlow(
     llvm::DenseMap<const FunctionDecl *, std::unique_ptr<DeviceFlow>> &Flows,
     const FunctionDecl *FD, ASTContext &Ctx, bool Instantiations) {
-  if (Cache.Ctx != &Ctx) {
-    Cache.clear();
-    Cache.Ctx = &Ctx;
-  }
-  const FunctionDecl *Def = FD;
-  if (const FunctionDecl *D = FD->getDefinition())
-    Def = D;
+  const FunctionDecl *Def = cacheKey(FD, Ctx);
   auto [It, New] = Flows.try_emplace(Def);
   if (!New)
     return *It->second;
@@ -637,13 +642,7 @@ const DeviceFlow &DeviceFlow::getWithCPUParameters(const FunctionDecl *FD,
                                                    ASTContext &Ctx) {
   if (!CPUParameters)
     return getForCallers(FD, Ctx);
-  if (Cache.Ctx != &Ctx) {
-    Cache.clear();
-    Cache.Ctx = &Ctx;
-  }
-  const FunctionDecl *Def = FD;
-  if (const FunctionDecl *D = FD->getDefinition())
-    Def = D;
+  const FunctionDecl *Def = cacheKey(FD, Ctx);
   auto [It, New] = Cache.WithCPUParameters.try_emplace({Def, CPUParameters});
   if (!New)
     return *It->second;
