@@ -249,16 +249,7 @@ struct SyncInLoopCheck::Walk {
   /// and optimizers are the hot markers themselves and are left out.
   const CallExpr *hiddenSyncOf(const Expr *E) const {
     const FunctionDecl *FD = ast::calleeOrOnlyCandidate(dyn_cast<CallExpr>(E));
-    // A lambda called by name in the loop (`run_net(a)`) runs its body
-    // there; one defined in the loop is read where it is.
-    const auto *Lambda = dyn_cast_or_null<CXXMethodDecl>(FD);
-    const bool LambdaCall = FD && FD->getOverloadedOperator() == OO_Call &&
-                            Lambda && Lambda->getParent()->isLambda();
-    if (!FD || (FD->getOverloadedOperator() != OO_None && !LambdaCall))
-      return nullptr;
-    if (LambdaCall && Loop &&
-        Loop->getSourceRange().fullyContains(
-            Lambda->getParent()->getSourceRange()))
+    if (!FD || FD->getOverloadedOperator() != OO_None)
       return nullptr;
     if (const auto *MD = dyn_cast<CXXMethodDecl>(FD)) {
       const CXXRecordDecl *RD = MD->getParent();

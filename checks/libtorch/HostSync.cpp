@@ -299,12 +299,6 @@ std::string syncSubject(const CallExpr *Call) {
   const auto *MD = dyn_cast<CXXMethodDecl>(FD);
   if (MD && isTensorRecord(MD->getParent()) && FD->getDeclName().isIdentifier())
     return "'Tensor::" + FD->getName().str() + "'";
-  // A lambda called by name: the lambda 'run_net'.
-  if (MD && MD->getParent()->isLambda())
-    if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(Call))
-      if (const auto *Ref =
-              dyn_cast<DeclRefExpr>(ast::stripImplicit(Op->getArg(0))))
-        return "the lambda '" + Ref->getDecl()->getNameAsString() + "'";
   return "'" + FD->getQualifiedNameAsString() + "'";
 }
 

@@ -220,9 +220,8 @@ static const Expr *dataLoaderRange(const Stmt *Loop) {
              : nullptr;
 }
 
-/// The definition of a function of the user's code that \p Call runs, if
-/// its body can be read: a lambda's only where it is called by name
-/// (`run_net(a)`, a lambda variable called in the loop).
+/// The definition of a function of the user's code that \p Call runs
+/// (not a lambda's), if its body can be read.
 static const FunctionDecl *userCallee(const CallExpr *Call) {
   const FunctionDecl *FD = ast::calleeOrOnlyCandidate(Call);
   const FunctionDecl *Def = nullptr;
@@ -231,24 +230,12 @@ static const FunctionDecl *userCallee(const CallExpr *Call) {
       libtorch::isLibraryDecl(Def))
     return nullptr;
   if (const auto *MD = dyn_cast<CXXMethodDecl>(Def))
-    if (MD->getParent()->isLambda() && !isa<CXXOperatorCallExpr>(Call))
+    if (MD->getParent()->isLambda())
       return nullptr;
   return Def;
 }
 
 static bool searchMarkers(const Stmt *S, HotMarker (&First)[4], unsigned Depth);
-
-/// How a note names the helper \p Def that \p Call runs: its qualified name,
-/// or a lambda's variable (`run_net`).
-static std::string viaName(const CallExpr *Call, const FunctionDecl *Def) {
-  if (const auto *MD = dyn_cast<CXXMethodDecl>(Def);
-      MD && MD->getParent()->isLambda())
-    if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(Call))
-      if (const auto *Ref =
-              dyn_cast<DeclRefExpr>(ast::stripImplicit(Op->getArg(0))))
-        return Ref->getDecl()->getNameAsString();
-  return Def->getQualifiedNameAsString();
-}
 
 namespace {
 /// (function, calls still allowed) -> the markers its body runs once per
@@ -298,7 +285,7 @@ static bool searchMarkers(const Stmt *S, HotMarker (&First)[4],
           if (!Slot || preferredOver(Inner, Slot)) {
             Slot = Inner;
             Slot.E = E;
-            Slot.Via = viaName(cast<CallExpr>(E), Helper);
+            Slot.Via = Helper->getQualifiedNameAsString();
           }
         }
     if (M) {

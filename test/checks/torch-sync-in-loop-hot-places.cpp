@@ -359,24 +359,3 @@ void multiscale(Canvas &model, torch::Device device) {
     std::cout << image.sizes() << "\n";
   }
 }
-
-// A lambda called by name in the loop runs its body there (round 34: an
-// evaluation match's `run_net`, twice per environment step). Near miss:
-// the same lambda called once, after the loop.
-void eval_match(torch::nn::Linear &a, torch::nn::Linear &b, int hands) {
-  torch::Device device(torch::kCUDA);
-  a->to(device);
-  b->to(device);
-  auto run_net = [&](torch::nn::Linear &net, std::vector<int64_t> &out) {
-    auto act = net->forward(torch::rand({8}).to(device)).argmax();
-    out.push_back(act.item<int64_t>());
-  };
-  std::vector<int64_t> actions;
-  for (int played = 0; played < hands; ++played) {
-    run_net(a, actions);
-    // CHECK-MESSAGES: :[[@LINE-1]]:5: warning: the lambda 'run_net' makes the host wait for the device on every iteration of this inference loop: it calls 'Tensor::item' inside
-    // CHECK-MESSAGES: :[[@LINE-6]]:23: note: the host waits here
-    // CHECK-MESSAGES: :[[@LINE-3]]:5: note: this loop runs the model: 'run_net' calls it
-  }
-  run_net(b, actions);
-}
