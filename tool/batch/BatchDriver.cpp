@@ -834,9 +834,6 @@ void Batch::collect() {
   clang::tidy::torch::device::ProgramFacts Program;
   for (const WorkerResult &R : Results)
     Program.add(R.Facts);
-  // Units that share a header can word one finding in it differently (the
-  // loop each of them sees): one finding per place and check, the copy of
-  // the first source file's unit, else the first header's.
   // A header that does not compile alone leans on what its includers put
   // before it: when a source file of the batch compiled, the findings of
   // that header's broken parse are left to the units that include it.
@@ -853,6 +850,9 @@ void Batch::collect() {
     for (Finding &F : Results[I].Findings)
       (isHeader(Files[I]) ? OfHeaders : Findings).push_back(std::move(F));
   }
+  // Units that share a header can word one finding in it differently (the
+  // loop each of them sees): one finding per place and check, the copy of
+  // the first source file's unit, else the first header's.
   std::move(OfHeaders.begin(), OfHeaders.end(), std::back_inserter(Findings));
   std::set<std::tuple<std::string, unsigned, std::string>> Placed;
   llvm::erase_if(Findings, [&](const Finding &F) {
@@ -870,9 +870,8 @@ void Batch::collect() {
     Sources.fingerprint(F, Root);
 }
 
-/// The findings a unit deferred to the whole program (CallerDevices.h):
-/// those whose tensor every unit shows is on the CPU are left out.
-/// Drops the findings of unit \p Unit that the program's facts disprove.
+/// The findings unit \p Unit deferred to the whole program (CallerDevices.h,
+/// HotLoops.h, KernelLaunches.h): those the program's facts disprove go.
 void Batch::dropCPUReads(
     const clang::tidy::torch::device::ProgramFacts &Program, unsigned Unit,
     std::vector<Finding> &Found) {
