@@ -816,13 +816,8 @@ bool DeviceFlowBuilder::returnsCPUFor(const CallExpr *Call,
   // and static members only.
   if (const auto *MD = dyn_cast<CXXMethodDecl>(Def); MD && !MD->isStatic())
     return false;
-  uint32_t OnCPU = 0;
-  for (unsigned I = 0;
-       I < Call->getNumArgs() && I < Def->getNumParams() && I < 32; ++I)
-    if (cachedCarrier(Def->getParamDecl(I)->getType().getNonReferenceType()) ==
-            libtorch::Carrier::Tensor &&
-        get(Call->getArg(I)).Device.isCPU())
-      OnCPU |= 1u << I;
+  const uint32_t OnCPU = cpuParameters(
+      Call, Def, [&](const Expr *Arg) { return get(Arg).Device.isCPU(); });
   if (!OnCPU)
     return false;
   llvm::SmallVector<const Expr *, 4> Returns;

@@ -655,6 +655,22 @@ const DeviceFlow &DeviceFlow::getWithCPUParameters(const FunctionDecl *FD,
   return Flow;
 }
 
+uint32_t cpuParameters(const CallExpr *Call, const FunctionDecl *Callee,
+                       llvm::function_ref<bool(const Expr *)> OnCPU) {
+  const unsigned Skip =
+      isa<CXXOperatorCallExpr>(Call) && isa<CXXMethodDecl>(Callee);
+  uint32_t Bits = 0;
+  for (unsigned I = Skip; I < Call->getNumArgs(); ++I) {
+    const unsigned Param = I - Skip;
+    if (Param >= 32 || Param >= Callee->getNumParams())
+      break;
+    if (libtorch::isTensorType(Callee->getParamDecl(Param)->getType()) &&
+        OnCPU(Call->getArg(I)))
+      Bits |= 1u << Param;
+  }
+  return Bits;
+}
+
 void DeviceFlow::clearCache() { Cache.clear(); }
 
 const DeviceFact *DeviceFlow::find(const Expr *E) const {

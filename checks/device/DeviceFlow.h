@@ -71,12 +71,19 @@
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/ExprCXX.h"
 #include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/STLFunctionalExtras.h"
 #include <cstdint>
 #include <memory>
 #include <string>
 #include <vector>
 
 namespace clang::tidy::torch::device {
+
+/// The tensor parameters of \p Callee (bit I: parameter I, the first 32)
+/// to which \p Call passes an argument that \p OnCPU says is on the CPU;
+/// a member operator's object is no parameter.
+uint32_t cpuParameters(const CallExpr *Call, const FunctionDecl *Callee,
+                       llvm::function_ref<bool(const Expr *)> OnCPU);
 
 class DeviceFlow {
 public:

@@ -38,17 +38,6 @@ const FunctionDecl *enterable(const FunctionDecl *FD) {
 HiddenWait syncInBody(const FunctionDecl *Def, unsigned Depth,
                       CPUParameters OnCPU, ASTContext &Ctx);
 
-/// Bit I set when \p V is what parameter I of \p In receives, for I in
-/// \p OnCPU.
-bool fromCPUParameter(const device::DeviceValue &V, const FunctionDecl *In,
-                      CPUParameters OnCPU) {
-  if (!OnCPU || V.kind() != device::DeviceValue::Inherited)
-    return false;
-  const auto *P = dyn_cast_or_null<ParmVarDecl>(V.root());
-  return P && P->getDeclContext() == In && P->getFunctionScopeIndex() < 32 &&
-         (OnCPU >> P->getFunctionScopeIndex() & 1u);
-}
-
 /// In \p S, part of the body of \p In, whose parameters \p OnCPU hold CPU
 /// tensors. \p SkipLoops: \p In runs once per step, and its loops are hot
 /// (HotLoops.h) and report their own syncs.
@@ -76,8 +65,7 @@ HiddenWait findSync(const Stmt *S, const FunctionDecl *In, unsigned Depth,
                 ? nullptr
                 : syncOperationIn(Call, /*ResultUsed=*/true, In, Ctx)) {
       device::DeviceValue Read = readDevice(Call, Op, In, Ctx, OnCPU);
-      if (!Read.isCPU() && !device::inheritsCPU(Read, Ctx) &&
-          !fromCPUParameter(Read, In, OnCPU))
+      if (!Read.isCPU() && !device::inheritsCPU(Read, Ctx))
         return {Call, In};
     }
     if (const FunctionDecl *Def = enterable(Call->getDirectCallee());
@@ -118,27 +106,16 @@ CPUParameters cpuArguments(const CallExpr *Call, const FunctionDecl *Caller,
   const FunctionDecl *Callee = Call->getDirectCallee();
   if (!Callee || !Caller || !Caller->getBody() || Caller->isDependentContext())
     return 0;
-  // A member operator's first argument is the object.
-  const unsigned Skip =
-      isa<CXXOperatorCallExpr>(Call) && isa<CXXMethodDecl>(Callee);
+  // The arguments as \p Caller computes them when its own parameters
+  // \p CallerOnCPU hold CPU tensors.
   const device::DeviceFlow &Flow =
       device::DeviceFlow::getWithCPUParameters(Caller, CallerOnCPU, Ctx);
-  CPUParameters OnCPU = 0;
-  for (unsigned I = Skip; I < Call->getNumArgs(); ++I) {
-    const unsigned Param = I - Skip;
-    if (Param >= 32 || Param >= Callee->getNumParams() ||
-        !libtorch::isTensorType(
-            Callee->getParamDecl(Param)->getType().getNonReferenceType()))
-      continue;
-    const Expr *Arg = Call->getArg(I);
+  return device::cpuParameters(Call, Callee, [&](const Expr *Arg) {
     if (isa<CXXDefaultArgExpr>(Arg))
-      continue;
+      return false;
     device::DeviceValue V = Flow.factOf(Arg).Device;
-    if (V.isCPU() || fromCPUParameter(V, Caller, CallerOnCPU) ||
-        device::inheritsCPU(V, Ctx))
-      OnCPU |= 1u << Param;
-  }
-  return OnCPU;
+    return V.isCPU() || device::inheritsCPU(V, Ctx);
+  });
 }
 
 void clearHiddenSyncCache() {
