@@ -386,11 +386,9 @@ bool isLossModule(const CXXRecordDecl *RD) {
 }
 
 bool isSerializeLoad(const FunctionDecl *FD) {
-  if (!FD || !FD->getIdentifier() || FD->getName() != "load")
-    return false;
-  const auto *NS = dyn_cast<NamespaceDecl>(FD->getDeclContext());
-  return NS && NS->getIdentifier() && NS->getName() == "torch" &&
-         isa<TranslationUnitDecl>(NS->getDeclContext());
+  // torch::load itself, not torch::jit::load (which returns its module).
+  return isNamed(FD, "load") && inNamespace(FD, "torch") &&
+         isa<TranslationUnitDecl>(FD->getDeclContext()->getParent());
 }
 
 bool isWeightlessLayer(const CXXRecordDecl *RD) {
