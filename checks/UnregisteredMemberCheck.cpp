@@ -255,19 +255,18 @@ static bool isStorageOnly(const CXXRecordDecl *RD,
         return K != MemberKind::None && K != MemberKind::Tensor;
       }))
     return false;
-  bool Computes = false;
-  auto HasCall = [&](const CXXRecordDecl *C) {
-    if (libtorch::isLibraryDecl(C))
-      return true; // keep walking; LibTorch's bases do not count
-    for (const CXXMethodDecl *M : C->methods())
-      if (M->getOverloadedOperator() == OO_Call ||
-          (M->getIdentifier() && M->getName() == "forward"))
-        Computes = true;
-    return true;
+  // LibTorch's own bases (torch::nn::Module) do not count.
+  auto Computes = [](const CXXRecordDecl *C) {
+    return !libtorch::isLibraryDecl(C) &&
+           llvm::any_of(C->methods(), [](const CXXMethodDecl *M) {
+             return M->getOverloadedOperator() == OO_Call ||
+                    (M->getIdentifier() && M->getName() == "forward");
+           });
   };
-  HasCall(RD->getDefinition());
-  RD->getDefinition()->forallBases(HasCall);
-  return !Computes;
+  const CXXRecordDecl *Def = RD->getDefinition();
+  return !Computes(Def) && Def->forallBases([&](const CXXRecordDecl *Base) {
+    return !Computes(Base);
+  });
 }
 
 void UnregisteredMemberCheck::checkClass(
