@@ -6,12 +6,14 @@
 #include "device/ProgramFacts.h"
 #include "libtorch/DeviceRules.h"
 #include "libtorch/ProgramCode.h"
+#include "libtorch/TorchModules.h"
 #include "libtorch/TorchTypes.h"
 #include "llvm/ADT/DenseSet.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/raw_ostream.h"
 #include <cstdlib>
+#include <functional>
 #include <set>
 
 namespace clang::tidy::torch::device {
@@ -24,16 +26,151 @@ bool isUserFunction(const FunctionDecl *FD) {
   return !(MD && MD->getParent()->isLambda());
 }
 
+bool isFollowedField(const FieldDecl *FD) {
+  const auto *RD = FD ? dyn_cast<CXXRecordDecl>(FD->getParent()) : nullptr;
+  return RD && RD->getIdentifier() && !RD->isLambda() &&
+         !isa<ClassTemplateSpecializationDecl>(RD) &&
+         !RD->isDependentContext() && !libtorch::isLibTorchDecl(RD) &&
+         libtorch::outermostNamespace(RD) != "std" &&
+         libtorch::isTensorType(FD->getType()) &&
+         !libtorch::isModuleClass(RD);
+}
+
 namespace {
+/// A value put into a sequence or a member: the expression and the function
+/// it is in.
+struct Written {
+  const Expr *Value;
+  const FunctionDecl *In;
+};
+
 /// What the translation unit was found to hold, built on first use.
 struct UnitIndex {
   ASTContext *Ctx = nullptr;
   /// Canonical callee -> its calls (operator calls excluded).
   llvm::DenseMap<const FunctionDecl *, llvm::SmallVector<CallSite, 2>> Calls;
+  /// Followed member -> the values stored in it; Escaped: members a pointer
+  /// or a non-const reference reaches, whose stores are not all seen.
+  llvm::DenseMap<const FieldDecl *, llvm::SmallVector<Written, 2>> Stores;
+  llvm::DenseSet<const FieldDecl *> Escaped;
   llvm::DenseMap<const Decl *, bool> Answers;
   std::set<std::string> Deferred; ///< ProgramFacts lines
 };
 thread_local UnitIndex Index;
+
+/// The followed member \p E names (`s.f`, `p->f`, `f` in a method).
+const FieldDecl *followedField(const Expr *E) {
+  const auto *ME = dyn_cast_or_null<MemberExpr>(E ? E->IgnoreParens() : nullptr);
+  const auto *FD = ME ? dyn_cast<FieldDecl>(ME->getMemberDecl()) : nullptr;
+  return isFollowedField(FD) ? FD : nullptr;
+}
+
+bool isNonConstLValueReference(QualType T) {
+  return T->isLValueReferenceType() &&
+         !T.getNonReferenceType().isConstQualified();
+}
+
+/// The member \p Arg names, passed as parameter \p I of \p Callee: stores
+/// what \p Callee assigns to that parameter when it is the user's and takes
+/// a tensor by non-const reference; an escape when some other function does
+/// (`std::swap`, `torch::load`); nothing for a copy, a const reference or a
+/// forwarding reference (`emplace_back`).
+void noteArgument(const Expr *Arg, const FunctionDecl *Callee, unsigned I) {
+  const FieldDecl *F = followedField(Arg);
+  if (!F)
+    return;
+  if (!Callee) {
+    Index.Escaped.insert(F);
+    return;
+  }
+  if (I >= Callee->getNumParams() ||
+      !isNonConstLValueReference(Callee->getParamDecl(I)->getType()))
+    return;
+  if (const FunctionDecl *Pattern = Callee->getTemplateInstantiationPattern();
+      Pattern && I < Pattern->getNumParams() &&
+      Pattern->getParamDecl(I)->getType()->isRValueReferenceType())
+    return;
+  const FunctionDecl *Def = nullptr;
+  if (!isUserFunction(Callee) || !Callee->hasBody(Def) ||
+      Def->isDependentContext()) {
+    Index.Escaped.insert(F);
+    return;
+  }
+  // `void normalize(torch::Tensor &t) { t = t / 255; }`: what it assigns.
+  const ParmVarDecl *P = Def->getParamDecl(I);
+  bool Followed = true;
+  std::function<void(const Stmt *)> Visit = [&](const Stmt *S) {
+    if (!S)
+      return;
+    if (auto [LHS, RHS] = ast::asAssignment(S); LHS && ast::namesDecl(LHS, P))
+      Index.Stores[F].push_back({RHS, Def});
+    else if (const auto *Call = dyn_cast<CallExpr>(S)) {
+      const FunctionDecl *FD = Call->getDirectCallee();
+      unsigned Shift = isa<CXXOperatorCallExpr>(Call) &&
+                               isa_and_nonnull<CXXMethodDecl>(FD)
+                           ? 1
+                           : 0;
+      for (unsigned J = Shift; J < Call->getNumArgs(); ++J)
+        if (ast::namesDecl(Call->getArg(J), P) &&
+            (!FD || (J - Shift < FD->getNumParams() &&
+                     isNonConstLValueReference(
+                         FD->getParamDecl(J - Shift)->getType()))))
+          Followed = false;
+    } else if (const auto *UO = dyn_cast<UnaryOperator>(S);
+               UO && UO->getOpcode() == UO_AddrOf &&
+               ast::namesDecl(UO->getSubExpr(), P))
+      Followed = false;
+    for (const Stmt *Child : S->children())
+      Visit(Child);
+  };
+  Visit(Def->getBody());
+  if (!Followed)
+    Index.Escaped.insert(F);
+}
+
+/// The stores into followed members that \p S makes, and their escapes.
+void noteMemberUses(const Stmt *S, const FunctionDecl *Fn) {
+  if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(S)) {
+    const FunctionDecl *FD = Op->getDirectCallee();
+    bool Method = isa_and_nonnull<CXXMethodDecl>(FD);
+    if (Op->getOperator() == OO_Equal && Op->getNumArgs() == 2 && Method)
+      if (const FieldDecl *F = followedField(Op->getArg(0)))
+        Index.Stores[F].push_back({Op->getArg(1), Fn});
+    for (unsigned I = Method ? 1 : 0; I < Op->getNumArgs(); ++I)
+      noteArgument(Op->getArg(I), FD, Method ? I - 1 : I);
+  } else if (const auto *Call = dyn_cast<CallExpr>(S)) {
+    for (unsigned I = 0; I < Call->getNumArgs(); ++I)
+      noteArgument(Call->getArg(I), Call->getDirectCallee(), I);
+  } else if (const auto *CE = dyn_cast<CXXConstructExpr>(S)) {
+    for (unsigned I = 0; I < CE->getNumArgs(); ++I)
+      noteArgument(CE->getArg(I), CE->getConstructor(), I);
+  } else if (const auto *UO = dyn_cast<UnaryOperator>(S)) {
+    if (UO->getOpcode() == UO_AddrOf)
+      if (const FieldDecl *F = followedField(UO->getSubExpr()))
+        Index.Escaped.insert(F);
+  } else if (const auto *DS = dyn_cast<DeclStmt>(S)) {
+    for (const Decl *D : DS->decls())
+      if (const auto *V = dyn_cast<VarDecl>(D))
+        if (isNonConstLValueReference(V->getType()))
+          if (const FieldDecl *F = followedField(V->getInit()))
+            Index.Escaped.insert(F);
+  } else if (const auto *ILE = dyn_cast<InitListExpr>(S)) {
+    // `Sample{image, label}`: the members in declaration order.
+    const InitListExpr *Sem = ILE->isSemanticForm() ? ILE : ILE->getSemanticForm();
+    const auto *RD = Sem ? Sem->getType()->getAsCXXRecordDecl() : nullptr;
+    if (RD && RD->hasDefinition() && RD->getNumBases() == 0 &&
+        !Sem->isTransparent() && !RD->isUnion()) {
+      unsigned I = 0;
+      for (const FieldDecl *F : RD->fields()) {
+        if (I >= Sem->getNumInits())
+          break;
+        const Expr *Init = Sem->getInit(I++);
+        if (isFollowedField(F) && !isa<ImplicitValueInitExpr>(Init))
+          Index.Stores[F].push_back({Init, Fn});
+      }
+    }
+  }
+}
 
 void collectCalls(const Stmt *S, const FunctionDecl *Caller) {
   if (!S)
@@ -43,6 +180,7 @@ void collectCalls(const Stmt *S, const FunctionDecl *Caller) {
       if (const FunctionDecl *FD = Call->getDirectCallee())
         if (isUserFunction(FD))
           Index.Calls[FD->getCanonicalDecl()].push_back({Call, Caller});
+  noteMemberUses(S, Caller);
   if (const auto *Lambda = dyn_cast<LambdaExpr>(S))
     return collectCalls(Lambda->getBody(), Caller);
   for (const Stmt *Child : S->children())
@@ -54,8 +192,20 @@ void ensureIndex(ASTContext &Ctx) {
     return;
   Index = UnitIndex();
   Index.Ctx = &Ctx;
-  for (const FunctionDecl *Fn : libtorch::programFunctionDefinitions(Ctx))
+  for (const FunctionDecl *Fn : libtorch::programFunctionDefinitions(Ctx)) {
+    if (const auto *Ctor = dyn_cast<CXXConstructorDecl>(Fn))
+      for (const CXXCtorInitializer *Init : Ctor->inits()) {
+        const FieldDecl *F = Init->getMember();
+        if (!isFollowedField(F) || !Init->getInit())
+          continue;
+        const Expr *Value = Init->getInit();
+        const auto *CE = dyn_cast<CXXConstructExpr>(ast::stripImplicit(Value));
+        if (!(CE && CE->getNumArgs() == 0))
+          Index.Stores[F].push_back({Value, Fn});
+        collectCalls(Value, Fn);
+      }
     collectCalls(Fn->getBody(), Fn);
+  }
 }
 
 /// `v[i]`, `v.at(i)`, `v.back()`, `v.front()`: an element of \p V.
@@ -73,12 +223,6 @@ bool isElementOf(const Expr *E, const VarDecl *V) {
   }
   return false;
 }
-
-/// A value put into a sequence: the expression and the function it is in.
-struct Written {
-  const Expr *Value;
-  const FunctionDecl *In;
-};
 
 /// The element writes of the sequence \p V (a local, or a parameter taken by
 /// reference) in \p S, a part of \p Fn; a call that takes \p V by non-const
@@ -209,8 +353,8 @@ bool sourcesOf(const Expr *E, const FunctionDecl *Fn,
 }
 
 /// The devices that flow into \p Root: the arguments of every call of a
-/// parameter's function, or the returned values of a function; false when
-/// they cannot all be followed.
+/// parameter's function, the returned values of a function, or the values
+/// stored in a member; false when they cannot all be followed.
 bool inflowOf(const Decl *Root, llvm::SmallVectorImpl<DeviceValue> &Out) {
   if (const auto *P = dyn_cast<ParmVarDecl>(Root)) {
     const auto *Fn = dyn_cast<FunctionDecl>(P->getDeclContext());
@@ -225,6 +369,16 @@ bool inflowOf(const Decl *Root, llvm::SmallVectorImpl<DeviceValue> &Out) {
     for (const CallSite &Site : It->second)
       if (I >= Site.Call->getNumArgs() ||
           !sourcesOf(Site.Call->getArg(I), Site.Caller, Out))
+        return false;
+    return true;
+  }
+  if (const auto *F = dyn_cast<FieldDecl>(Root)) {
+    auto It = Index.Stores.find(F);
+    if (It == Index.Stores.end() || Index.Escaped.contains(F) ||
+        F->hasInClassInitializer())
+      return false;
+    for (const Written &W : It->second)
+      if (!sourcesOf(W.Value, W.In, Out))
         return false;
     return true;
   }
@@ -359,6 +513,20 @@ std::vector<std::string> functionKeysOfCalls(const FunctionDecl *FD) {
 
 namespace {
 
+/// The name every translation unit gives the member \p F: its class's
+/// qualified name and its own, with the file for a class of internal
+/// linkage.
+std::string memberKey(const FieldDecl *F) {
+  const auto *RD = cast<CXXRecordDecl>(F->getParent());
+  std::string Key;
+  llvm::raw_string_ostream OS(Key);
+  if (!RD->isExternallyVisible())
+    OS << RD->getASTContext().getSourceManager().getFilename(RD->getLocation())
+       << "#";
+  OS << RD->getQualifiedNameAsString() << "::" << F->getName();
+  return Key;
+}
+
 std::string valueKey(const DeviceValue &V) {
   if (V.isCPU())
     return ProgramFacts::cpu();
@@ -372,6 +540,8 @@ std::string valueKey(const DeviceValue &V) {
   }
   if (const auto *Fn = dyn_cast<FunctionDecl>(V.root()))
     return ProgramFacts::returnOf(functionKey(Fn));
+  if (const auto *F = dyn_cast<FieldDecl>(V.root()))
+    return ProgramFacts::member(memberKey(F));
   return ProgramFacts::other();
 }
 
@@ -504,6 +674,22 @@ void writeUnitFacts(ASTContext &Ctx) {
         [&](llvm::StringRef V) { return ProgramFacts::returnFact(Key, V); },
         Lines);
   }
+  // What the unit stores in the followed members; "other" for one it
+  // cannot follow.
+  auto MemberLine = [](const FieldDecl *F) {
+    return [Key = memberKey(F)](llvm::StringRef V) {
+      return ProgramFacts::memberFact(Key, V);
+    };
+  };
+  for (const auto &[F, Stores] : Index.Stores) {
+    llvm::SmallVector<DeviceValue, 4> Values;
+    bool Followed = !Index.Escaped.contains(F) && !F->hasInClassInitializer();
+    for (const Written &W : Stores)
+      Followed = Followed && sourcesOf(W.Value, W.In, Values);
+    addFacts(Followed, Values, MemberLine(F), Lines);
+  }
+  for (const FieldDecl *F : Index.Escaped)
+    addFacts(false, {}, MemberLine(F), Lines);
   std::error_code EC;
   llvm::raw_fd_ostream OS(Path, EC, llvm::sys::fs::OF_Append);
   if (EC)

@@ -1,9 +1,9 @@
 //===- CallerDevices.h - devices that come from the rest of the program --===//
 // Answers: a tensor whose device DeviceFlow cannot know inside its function
 // (DeviceValue::Inherited: a tensor parameter, an element of a tensor-vector
-// parameter, what a function of the user's returns, the device a
-// torch::Device parameter holds, a module parameter's device), is it on the
-// CPU wherever it comes from?
+// parameter, what a function of the user's returns, a tensor member of the
+// user's struct, the device a torch::Device parameter holds, a module
+// parameter's device), is it on the CPU wherever it comes from?
 //
 // The answer follows the values through the translation unit:
 //   - a parameter receives what every call of its function passes; a
@@ -11,6 +11,13 @@
 //     (static, anonymous namespace) and that is never called receives
 //     nothing;
 //   - a function returns what every return statement of its body returns;
+//   - a tensor member of a plain struct or class of the user's
+//     (isFollowedField) holds what the unit stores in it, in any object:
+//     assignments (`sample.intrinsics = K`), constructor initializers,
+//     aggregate initialization, and assignments to a function's non-const
+//     reference parameter the member is passed to; a member that a pointer,
+//     another non-const reference or an in-class initializer reaches is not
+//     followed;
 //   - a std::vector<Tensor> local holds what its initializer,
 //     push_back/emplace_back, element assignments (`v[i] = t`) and the
 //     functions it is passed to by reference (theirs, three calls deep) put
@@ -39,6 +46,11 @@ namespace clang::tidy::torch::device {
 /// parameters the analysis follows: not LibTorch's, not the standard
 /// library's.
 bool isUserFunction(const FunctionDecl *FD);
+
+/// True for a tensor member of a class of the user's code that is neither a
+/// module nor a template's: what the program stores in it is followed, in
+/// any object of the class (`sample.intrinsics`, `p.obs`).
+bool isFollowedField(const FieldDecl *FD);
 
 /// For an element of the tensor sequence \p Seq (a std::vector<Tensor>):
 /// where it comes from, as an Inherited root: the user's function whose

@@ -64,6 +64,8 @@ DeviceFact DeviceFlowBuilder::initialFact(const ValueDecl *D) {
   if (const auto *F = dyn_cast<FieldDecl>(D)) {
     if (libtorch::holdsDevice(C))
       return Symbolic();
+    if (isFollowedField(F)) // what the program stores in it
+      return {DeviceValue::inherited(F), {}, Origin()};
     if (!Forward)
       return DeviceFact::unknown();
     if (C == libtorch::Carrier::Module)
@@ -326,6 +328,9 @@ DeviceFact DeviceFlowBuilder::computeNode(const Expr *E, libtorch::Carrier C) {
           return F;
         }
       }
+    // A tensor member of the user's struct: what the program stores in it.
+    if (BC == libtorch::Carrier::None && isFollowedField(FD))
+      return {DeviceValue::inherited(FD), {}, Origin()};
     if (BC == libtorch::Carrier::Module) {
       DeviceFact M = get(Base);
       if (C == libtorch::Carrier::Tensor && M.Device.isKnown())

@@ -32,7 +32,8 @@ public:
     /// The device of the module whose forward() is being analysed.
     ModuleDevice,
     /// Not known here: whatever the callers pass as parameter Decl (a
-    /// ParmVarDecl), or whatever function Decl returns (a FunctionDecl);
+    /// ParmVarDecl), whatever function Decl returns (a FunctionDecl), or
+    /// whatever the program stores in member Decl (a FieldDecl);
     /// with OrCPU, that or the CPU (`x.to(device)` on one path, `x.cpu()`
     /// on another). CallerDevices.h answers it from the rest of the program.
     Inherited,
@@ -68,7 +69,7 @@ public:
   int index() const { return Index; }
   bool ifAvailable() const { return IfAvailable; }
   const ValueDecl *decl() const { return Decl; }
-  /// For Inherited: the parameter or the function.
+  /// For Inherited: the parameter, the function or the member.
   const clang::Decl *root() const { return Root; }
   /// For Inherited: the CPU on some paths.
   bool orCPU() const { return OrCPU; }

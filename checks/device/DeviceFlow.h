@@ -33,8 +33,9 @@
 // the checkpoint was saved: unknown; their members and outputs are on their
 // device), inside forward() of a torch::nn::Module subclass the tensor
 // arguments and registered members are on "the module's device", and
-// elsewhere tensor parameters, elements of tensor-vector parameters and
-// results of the user's functions are "inherited".
+// elsewhere tensor parameters, elements of tensor-vector parameters,
+// results of the user's functions and tensor members of the user's structs
+// (CallerDevices.h: isFollowedField) are "inherited".
 //
 // Engine: our own forward worklist over clang::CFG, not clang's dataflow
 // framework (clang/Analysis/FlowSensitive). The framework models every value

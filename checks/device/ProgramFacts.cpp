@@ -16,6 +16,15 @@ std::string ProgramFacts::parameter(unsigned Index, llvm::StringRef Fn) {
   return ("param\t" + llvm::Twine(Index) + "\t" + Fn).str();
 }
 
+std::string ProgramFacts::member(llvm::StringRef Member) {
+  return ("member\t" + Member).str();
+}
+
+std::string ProgramFacts::memberFact(llvm::StringRef Member,
+                                     llvm::StringRef Value) {
+  return ("H\t" + Member + "\t" + Value + "\n").str();
+}
+
 std::string ProgramFacts::returnFact(llvm::StringRef Fn,
                                      llvm::StringRef Value) {
   return ("R\t" + Fn + "\t" + Value + "\n").str();
@@ -205,6 +214,28 @@ bool ProgramFacts::cpuOnlyProgram(unsigned Unit, llvm::StringRef Check,
   return P.Main && !P.Gpu;
 }
 
+bool ProgramFacts::runsStep(const std::string &Fn) const {
+  if (!StepClosureBuilt) {
+    // M lines, and the functions that call one on each of their runs (F
+    // lines), across any number of files: `match()` calls `extract()`,
+    // which calls `SuperPoint::predict()`, whose body runs the model.
+    llvm::SmallVector<std::string, 8> Work;
+    for (const auto &[F, Runs] : StepFunctions)
+      if (Runs && StepClosure.insert(F).second)
+        Work.push_back(F);
+    while (!Work.empty()) {
+      std::string F = Work.pop_back_val();
+      auto It = CalledOnEachRunBy.find(F);
+      if (It != CalledOnEachRunBy.end())
+        for (const std::string &Caller : It->second)
+          if (StepClosure.insert(Caller).second)
+            Work.push_back(Caller);
+    }
+    StepClosureBuilt = true;
+  }
+  return StepClosure.count(Fn) != 0;
+}
+
 bool ProgramFacts::runsPerStep(const std::string &Fn) const {
   auto CalledPerStep = [&](const std::string &F) {
     if (PerStep.count(F))
@@ -213,7 +244,7 @@ bool ProgramFacts::runsPerStep(const std::string &Fn) const {
     return It != LoopsCalling.end() &&
            llvm::any_of(It->second, [&](size_t Loop) {
              return llvm::any_of(LoopCalls[Loop], [&](const std::string &C) {
-               return StepFunctions.count(C) != 0;
+               return runsStep(C);
              });
            });
   };
@@ -245,9 +276,8 @@ bool ProgramFacts::stepLoopNowhere(unsigned Unit, llvm::StringRef File,
                                    unsigned Offset) const {
   auto It = StepLoopNeeds.find({Unit, File.str(), Offset});
   return It != StepLoopNeeds.end() &&
-         llvm::none_of(It->second, [&](const std::string &Fn) {
-           return StepFunctions.count(Fn) != 0;
-         });
+         llvm::none_of(It->second,
+                       [&](const std::string &Fn) { return runsStep(Fn); });
 }
 
 void ProgramFacts::add(llvm::StringRef Text) {
@@ -266,6 +296,8 @@ void ProgramFacts::add(llvm::StringRef Text) {
       Inflow[returnOf(F[1])].push_back(Rest(2));
     else if (F[0] == "A" && F.size() >= 4 && !F[2].getAsInteger(10, N))
       Inflow[parameter(N, F[1])].push_back(Rest(3));
+    else if (F[0] == "H" && F.size() >= 3)
+      Inflow[member(F[1])].push_back(Rest(2));
     else if (F[0] == "D" && F.size() >= 4 && !F[2].getAsInteger(10, N))
       Deferred[{Unit, F[1].str(), N}].push_back(Rest(3));
     else if (F[0] == "W" && F.size() >= 4 && !F[2].getAsInteger(10, N))

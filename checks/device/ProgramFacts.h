@@ -5,13 +5,17 @@
 // Each batch worker writes, for its unit, one fact per line:
 //   R <fn> <value>            a return statement of <fn> returns <value>
 //   A <fn> <i> <value>        a call of <fn> passes <value> as parameter <i>
+//   H <member> <value>        the unit stores <value> in <member> (a tensor
+//                             member of the user's class, "Class::name"), or
+//                             "other" when it cannot follow its stores
 //   D <file> <offset> <value> the finding at <offset> stands only if <value>
 //                             is not on the CPU
 //   W <file> <offset> <value> the same, for a finding in a loop bounded by a
 //                             tensor's size: it also needs a value to reach
 //                             <value> (a helper no unit calls shows no device)
-// A value is "cpu", "other", "ret <fn>" (what <fn> returns) or
-// "param <i> <fn>" (what <fn>'s parameter <i> receives); <fn> is a function
+// A value is "cpu", "other", "ret <fn>" (what <fn> returns),
+// "param <i> <fn>" (what <fn>'s parameter <i> receives) or "member <member>"
+// (what the program stores in <member>); <fn> is a function
 // key (CallerDevices.cpp), fields are separated by tabs. The driver joins
 // the units' lines and drops the deferred findings whose value is on the
 // CPU everywhere: every value that reaches it is "cpu", and at least one
@@ -67,8 +71,9 @@
 //                             call through the base class names
 //   O <fn> <fn>...            a loop that is not hot by itself calls these
 //                             functions, defined elsewhere, on each
-//                             iteration: if one of them has an M line, the
-//                             loop runs once per step, and so do they all
+//                             iteration: if one of them runs a step (an M
+//                             line, or F lines to one), the loop runs once
+//                             per step, and so do they all
 //   P main | gpu              the unit defines main(); it names a GPU itself
 //                             (program/GpuUse.h)
 //   P def <fn> | call <fn>    the unit defines <fn>; it calls <fn>, defined
@@ -81,14 +86,16 @@
 //   F <fn> <callee>           <fn>'s body calls <callee> (a function of the
 //                             program) on every run, outside its loops and
 //                             branches: when <fn> runs once per step, so
-//                             does <callee>
+//                             does <callee>; when <callee> runs a training
+//                             step (an M line, or F lines to one), so does
+//                             <fn>
 //   Q <file> <offset> <fn>    the finding at <offset>, made as if <fn> ran
 //                             once per step, stands only if a unit says so
-//                             (an S line, or an O line made hot by an M
-//                             line)
+//                             (an S line, or an O line made hot by a
+//                             function that runs a step)
 //   T <file> <offset> <fn>    the finding at <offset>, in a loop that calls
 //                             <fn> (defined elsewhere), stands only if one
-//                             of its T lines' functions has an M line
+//                             of its T lines' functions runs a step
 #ifndef TORCH_TIDY_DEVICE_PROGRAMFACTS_H
 #define TORCH_TIDY_DEVICE_PROGRAMFACTS_H
 
@@ -113,11 +120,13 @@ public:
   static std::string other() { return "other"; }
   static std::string returnOf(llvm::StringRef Fn);
   static std::string parameter(unsigned Index, llvm::StringRef Fn);
+  static std::string member(llvm::StringRef Member);
 
   /// The fact lines (each ends in a newline).
   static std::string returnFact(llvm::StringRef Fn, llvm::StringRef Value);
   static std::string argumentFact(llvm::StringRef Fn, unsigned Index,
                                   llvm::StringRef Value);
+  static std::string memberFact(llvm::StringRef Member, llvm::StringRef Value);
   static std::string deferredFact(llvm::StringRef File, unsigned Offset,
                                   llvm::StringRef Value);
   static std::string sizeLoopDeferredFact(llvm::StringRef File, unsigned Offset,
@@ -198,7 +207,7 @@ public:
   bool perStepNowhere(unsigned Unit, llvm::StringRef File,
                       unsigned Offset) const;
   /// True when the finding was made in a loop that calls functions of other
-  /// files (T lines) and none of them runs a training step (an M line).
+  /// files (T lines) and none of them runs a training step (runsStep).
   bool stepLoopNowhere(unsigned Unit, llvm::StringRef File,
                        unsigned Offset) const;
   /// True for \p Check's finding when it needs a GPU (a Z line) in a
@@ -227,6 +236,11 @@ private:
       LauncherNeeds;                         ///< N lines
   std::map<std::string, bool> PerStep;       ///< S lines
   std::map<std::string, bool> StepFunctions; ///< M lines
+  /// True when \p Fn runs a training step: an M line, or an F line to a
+  /// function that does (built once, on first use, into StepClosure).
+  bool runsStep(const std::string &Fn) const;
+  mutable std::set<std::string> StepClosure;
+  mutable bool StepClosureBuilt = false;
   /// F lines: a function -> the functions that call it on each of their runs.
   std::map<std::string, std::vector<std::string>> CalledOnEachRunBy;
   /// P lines, per unit (one add() each), and the units each function ties.
@@ -245,7 +259,8 @@ private:
   std::map<Site, std::vector<std::string>> PerStepNeeds;  ///< Q lines
   std::map<Site, std::vector<std::string>> StepLoopNeeds; ///< T lines
   /// True when a unit calls \p Fn once per step: an S line, or an O line
-  /// with an M line's function in it, or an F line from such a function.
+  /// with a function that runs a step in it, or an F line from such a
+  /// function.
   bool runsPerStep(const std::string &Fn) const;
   /// True when every value that reaches \p Value is "guarded" or "cuda",
   /// and one does; a function no unit calls proves nothing.
