@@ -102,7 +102,12 @@ static void inputTensorsIn(const Stmt *S, bool FollowLocals,
   }
   if (const auto *Ref = dyn_cast<DeclRefExpr>(S)) {
     const auto *Local = dyn_cast<VarDecl>(Ref->getDecl());
-    if (FollowLocals && Local && Local->isLocalVarDecl())
+    if (!Local || !Local->isLocalVarDecl())
+      return;
+    // `torch::jit::IValue input = x.cuda(); inputs.push_back(input);`
+    if (isOrDerivesFrom(Local->getType()->getAsCXXRecordDecl(), "c10::IValue"))
+      return inputTensorsIn(Local->getInit(), /*FollowLocals=*/false, Out);
+    if (FollowLocals)
       if (const auto *Fn = dyn_cast<FunctionDecl>(Local->getDeclContext()))
         pushedTensors(Fn->getBody(), Local, Out);
     return;

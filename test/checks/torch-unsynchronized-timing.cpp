@@ -12,6 +12,7 @@
 #include <torch/torch.h>
 #include <chrono>
 #include <ctime>
+#include <deque>
 #include <iostream>
 #include <sys/time.h>
 
@@ -231,6 +232,33 @@ double scriptedThroughAVector(torch::jit::script::Module &module,
   return std::chrono::duration<double>(end - start).count() + y.dim();
 }
 
+// The input held by an IValue local first (round 35's ResNet benchmark).
+double scriptedThroughAnIValue(torch::jit::script::Module &module) {
+  torch::jit::IValue input = torch::ones({2, 3}).cuda();
+  std::vector<torch::jit::IValue> inputs;
+  inputs.push_back(input);
+  auto start = Clock::now();
+  for (int i = 0; i < 10; ++i)
+    auto y = module.forward(inputs).toTensor();
+  auto end = Clock::now();
+  // CHECK-MESSAGES: :[[@LINE-1]]:14: warning: the device may still be running the timed work
+  // CHECK-MESSAGES: :[[@LINE-5]]:16: note: the interval starts here
+  // CHECK-MESSAGES: :[[@LINE-4]]:21: note: work queued here on CUDA may still be running
+  // CHECK-FIXES: {{^}}  torch::cuda::synchronize();{{$}}
+  // CHECK-FIXES-NEXT: {{^}}  auto end = Clock::now();{{$}}
+  return std::chrono::duration<double>(end - start).count();
+}
+
+double scriptedThroughAHostIValue(torch::jit::script::Module &module) {
+  torch::jit::IValue input = torch::ones({2, 3});
+  std::vector<torch::jit::IValue> inputs;
+  inputs.push_back(input);
+  auto start = Clock::now();
+  auto y = module.forward(inputs).toTensor();
+  auto end = Clock::now();
+  return std::chrono::duration<double>(end - start).count() + y.dim();
+}
+
 double scriptedThroughAHostVector(torch::jit::script::Module &module) {
   std::vector<torch::jit::IValue> inputs;
   inputs.push_back(torch::ones({2, 3}));  // the CPU
@@ -238,4 +266,48 @@ double scriptedThroughAHostVector(torch::jit::script::Module &module) {
   auto y = module.forward(inputs).toTensor();
   auto end = Clock::now();
   return std::chrono::duration<double>(end - start).count() + y.dim();
+}
+
+// A function template (a training loop over any data loader) is read
+// through its instantiations: one finding, at the template's line, however
+// many there are.
+template <typename Loader>
+double timedTemplate(Net net, Loader &loader, torch::Device device) {
+  net->to(device);
+  double total = 0;
+  for (auto &batch : loader) {
+    auto x = batch.to(device);
+    auto start = Clock::now();
+    auto y = net->forward(x);
+    auto end = Clock::now();
+    // CHECK-MESSAGES: :[[@LINE-1]]:16: warning: the device may still be running the timed work
+    // CHECK-MESSAGES: :[[@LINE-4]]:18: note: the interval starts here
+    // CHECK-MESSAGES: :[[@LINE-4]]:19: note: work queued here on 'device' may still be running
+    // CHECK-FIXES: {{^}}    torch::cuda::synchronize();{{$}}
+    // CHECK-FIXES-NEXT: {{^}}    auto end = Clock::now();{{$}}
+    total += std::chrono::duration<double>(end - start).count() + y.dim();
+  }
+  return total;
+}
+
+template <typename Loader>
+double timedTemplateSynchronized(Net net, Loader &loader,
+                                 torch::Device device) {
+  net->to(device);
+  double total = 0;
+  for (auto &batch : loader) {
+    auto start = Clock::now();
+    auto y = net->forward(batch.to(device));
+    torch::cuda::synchronize();
+    auto end = Clock::now();
+    total += std::chrono::duration<double>(end - start).count() + y.dim();
+  }
+  return total;
+}
+
+double runTemplates(Net net, torch::Device device) {
+  std::vector<torch::Tensor> v{torch::ones({4, 64})};
+  std::deque<torch::Tensor> d{torch::ones({4, 64})};
+  return timedTemplate(net, v, device) + timedTemplate(net, d, device) +
+         timedTemplateSynchronized(net, v, device);
 }
