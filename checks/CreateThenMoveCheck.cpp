@@ -309,31 +309,51 @@ static const CallExpr *factoryBefore(const CXXMemberCallExpr *Move,
     return storageOf(OC->getArg(0)) == V ? ast::stripImplicit(OC->getArg(1))
                                          : nullptr;
   };
-  auto Single = [](const Stmt *S) {
-    if (const auto *CS = dyn_cast_or_null<CompoundStmt>(S);
-        CS && CS->size() == 1)
-      return CS->body_front();
-    return S;
-  };
-  // `V = V.to(device)`, `V = V.cpu()`: V moved to a device.
-  auto MovesV = [&](const Stmt *S) {
-    const auto *MC = dyn_cast_or_null<CXXMemberCallExpr>(AssignedTo(S));
+  // `W = W.to(device)`, `W = W.cpu()`: the tensor W moved to a device.
+  auto MovedBy = [&](const Stmt *S) -> const ValueDecl * {
+    const auto *OC = dyn_cast_or_null<CXXOperatorCallExpr>(
+        S ? ast::stripImplicit(dyn_cast<Expr>(S)) : nullptr);
+    if (!OC || OC->getOperator() != OO_Equal || OC->getNumArgs() != 2)
+      return nullptr;
+    const auto *MC =
+        dyn_cast<CXXMemberCallExpr>(ast::stripImplicit(OC->getArg(1)));
     const CXXMethodDecl *MD = MC ? MC->getMethodDecl() : nullptr;
-    if (!MD || !MD->getIdentifier() ||
+    const ValueDecl *W = storageOf(OC->getArg(0));
+    if (!W || !MD || !MD->getIdentifier() ||
         storageOf(underDeviceKeepingCalls(MC->getImplicitObjectArgument())) !=
-            V)
-      return false;
+            W)
+      return nullptr;
     StringRef Name = MD->getName();
     return Name == "cuda" || Name == "cpu" ||
-           (Name == "to" && soleDeviceArgument(MC));
+                   (Name == "to" && soleDeviceArgument(MC))
+               ? W
+               : nullptr;
+  };
+  // A branch that moves V, by \p Move or elsewhere, alone or among moves
+  // of other tensors (`if (gpu) { pred = pred.cuda(); crop = crop.cuda(); }`).
+  auto BranchMoves = [&](const Stmt *S, bool ByMove) {
+    if (!S)
+      return false;
+    llvm::ArrayRef<const Stmt *> Stmts(S);
+    if (const auto *CS = dyn_cast<CompoundStmt>(S))
+      Stmts = llvm::ArrayRef(CS->body_begin(), CS->body_end());
+    bool MovesV = false;
+    for (const Stmt *St : Stmts) {
+      const ValueDecl *W = MovedBy(St);
+      if (!W || (W == V && (ByMove ? AssignedTo(St) != Move : false)))
+        return false;
+      MovesV |= W == V;
+    }
+    return MovesV;
   };
   // The move alone, or under an `if` whose other branch, if any, moves V
   // elsewhere (`if (cpuOnly) V = V.to(cpu); else V = V.to(gpu);`).
   auto IsTheMove = [&](const Stmt *S) {
     if (const auto *If = dyn_cast_or_null<IfStmt>(S)) {
-      const Stmt *Then = Single(If->getThen()), *Else = Single(If->getElse());
-      return (AssignedTo(Then) == Move && (!Else || MovesV(Else))) ||
-             (Else && AssignedTo(Else) == Move && MovesV(Then));
+      const Stmt *Then = If->getThen(), *Else = If->getElse();
+      return (BranchMoves(Then, true) &&
+              (!Else || BranchMoves(Else, false))) ||
+             (BranchMoves(Else, true) && BranchMoves(Then, false));
     }
     return AssignedTo(S) == Move;
   };

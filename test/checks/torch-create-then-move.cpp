@@ -218,6 +218,27 @@ torch::Tensor twoStatements(bool gpu, int64_t n) {
   return x + y;
 }
 
+// Two tensors moved together under one `if` (round 36's sliding-window
+// segmenter); a branch that also does something else is a near miss.
+torch::Tensor movedTogether(bool cuda_available, int64_t n) {
+  torch::Tensor prediction = torch::zeros({19, n});
+  torch::Tensor crop = torch::zeros({1, n});
+  if (cuda_available) {
+    prediction = prediction.cuda();
+    // CHECK-MESSAGES: :[[@LINE-1]]:29: warning: 'torch::zeros' allocates and fills this tensor on the CPU, then 'cuda' copies it to CUDA
+    // CHECK-MESSAGES: :[[@LINE-5]]:30: note: the tensor is created here
+    crop = crop.cuda();
+    // CHECK-MESSAGES: :[[@LINE-1]]:17: warning: 'torch::zeros' allocates and fills this tensor on the CPU, then 'cuda' copies it to CUDA
+    // CHECK-MESSAGES: :[[@LINE-7]]:24: note: the tensor is created here
+  }
+  torch::Tensor scores = torch::zeros({n});
+  if (cuda_available) {
+    scores = scores.cuda();
+    scores.fill_(1);
+  }
+  return prediction.sum() + crop.sum() + scores.sum();
+}
+
 // A draw from a factory's tensor is on the factory's device: create the
 // probabilities there (a language model's first token).
 torch::Tensor firstToken(int64_t vocab, torch::Device device) {
