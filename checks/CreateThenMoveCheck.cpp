@@ -351,8 +351,7 @@ static const CallExpr *factoryBefore(const CXXMemberCallExpr *Move,
   auto IsTheMove = [&](const Stmt *S) {
     if (const auto *If = dyn_cast_or_null<IfStmt>(S)) {
       const Stmt *Then = If->getThen(), *Else = If->getElse();
-      return (BranchMoves(Then, true) &&
-              (!Else || BranchMoves(Else, false))) ||
+      return (BranchMoves(Then, true) && (!Else || BranchMoves(Else, false))) ||
              (BranchMoves(Else, true) && BranchMoves(Then, false));
     }
     return AssignedTo(S) == Move;

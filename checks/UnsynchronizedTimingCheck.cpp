@@ -74,10 +74,9 @@ void UnsynchronizedTimingCheck::check(const MatchFinder::MatchResult &Result) {
         return E.Call && program::isClockRead(E.Call);
       }) < 2)
     return;
-  const DeviceFlow *Flow =
-      ast::isTemplateCode(Fn)
-          ? &DeviceFlow::getForCallers(Fn, Ctx)
-          : device::analyzedFlow(*this, Fn, Ctx, Verbose);
+  const DeviceFlow *Flow = ast::isTemplateCode(Fn)
+                               ? &DeviceFlow::getForCallers(Fn, Ctx)
+                               : device::analyzedFlow(*this, Fn, Ctx, Verbose);
   if (!Flow || !Flow->analyzed())
     return;
   // Pairs (later, earlier) of clock values subtracted from each other.

@@ -436,6 +436,8 @@ def write_markdown(out, repos, report, results, eval_dir, setname, trees):
                   "for tuning", ""] + kept(["training-heldout31",
                                             "training-heldout32",
                                             "training-heldout33"])
+        lines += ["", "## Rounds 35 to 37: labelled blind", ""] + kept(
+            ["training-heldout34", "training-heldout35", "training-heldout36"])
         lines += ["", "## Rounds 13 and 15: held out, scored with the checks frozen",
                   ""] + kept(["training-heldout12", "training-heldout14"])
         lines += ["", "## The project issue 36 was measured on", ""] + kept(
@@ -542,6 +544,12 @@ SETS = collections.OrderedDict([
                             "evaluation-heldout32.md")),
     ("training-heldout33", ("training-heldout33", "eval-heldout33",
                             "evaluation-heldout33.md")),
+    ("training-heldout34", ("training-heldout34", "eval-heldout34",
+                            "evaluation-heldout34.md")),
+    ("training-heldout35", ("training-heldout35", "eval-heldout35",
+                            "evaluation-heldout35.md")),
+    ("training-heldout36", ("training-heldout36", "eval-heldout36",
+                            "evaluation-heldout36.md")),
     ("training-koba", ("training-koba", "eval-koba", "evaluation-koba.md")),
     # Not labelled: large extension projects for the cold-run benchmark
     # (bench/codebase.sh --extensions), written with --database-only.

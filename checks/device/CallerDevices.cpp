@@ -32,8 +32,7 @@ bool isFollowedField(const FieldDecl *FD) {
          !isa<ClassTemplateSpecializationDecl>(RD) &&
          !RD->isDependentContext() && !libtorch::isLibTorchDecl(RD) &&
          libtorch::outermostNamespace(RD) != "std" &&
-         libtorch::isTensorType(FD->getType()) &&
-         !libtorch::isModuleClass(RD);
+         libtorch::isTensorType(FD->getType()) && !libtorch::isModuleClass(RD);
 }
 
 namespace {
@@ -60,7 +59,8 @@ thread_local UnitIndex Index;
 
 /// The followed member \p E names (`s.f`, `p->f`, `f` in a method).
 const FieldDecl *followedField(const Expr *E) {
-  const auto *ME = dyn_cast_or_null<MemberExpr>(E ? E->IgnoreParens() : nullptr);
+  const auto *ME =
+      dyn_cast_or_null<MemberExpr>(E ? E->IgnoreParens() : nullptr);
   const auto *FD = ME ? dyn_cast<FieldDecl>(ME->getMemberDecl()) : nullptr;
   return isFollowedField(FD) ? FD : nullptr;
 }
@@ -106,10 +106,10 @@ void noteArgument(const Expr *Arg, const FunctionDecl *Callee, unsigned I) {
       Index.Stores[F].push_back({RHS, Def});
     else if (const auto *Call = dyn_cast<CallExpr>(S)) {
       const FunctionDecl *FD = Call->getDirectCallee();
-      unsigned Shift = isa<CXXOperatorCallExpr>(Call) &&
-                               isa_and_nonnull<CXXMethodDecl>(FD)
-                           ? 1
-                           : 0;
+      unsigned Shift =
+          isa<CXXOperatorCallExpr>(Call) && isa_and_nonnull<CXXMethodDecl>(FD)
+              ? 1
+              : 0;
       for (unsigned J = Shift; J < Call->getNumArgs(); ++J)
         if (ast::namesDecl(Call->getArg(J), P) &&
             (!FD || (J - Shift < FD->getNumParams() &&
@@ -156,7 +156,8 @@ void noteMemberUses(const Stmt *S, const FunctionDecl *Fn) {
             Index.Escaped.insert(F);
   } else if (const auto *ILE = dyn_cast<InitListExpr>(S)) {
     // `Sample{image, label}`: the members in declaration order.
-    const InitListExpr *Sem = ILE->isSemanticForm() ? ILE : ILE->getSemanticForm();
+    const InitListExpr *Sem =
+        ILE->isSemanticForm() ? ILE : ILE->getSemanticForm();
     const auto *RD = Sem ? Sem->getType()->getAsCXXRecordDecl() : nullptr;
     if (RD && RD->hasDefinition() && RD->getNumBases() == 0 &&
         !Sem->isTransparent() && !RD->isUnion()) {
