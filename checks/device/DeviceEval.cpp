@@ -420,7 +420,7 @@ DeviceFact DeviceFlowBuilder::constructFact(const CXXConstructExpr *CE,
       return {};
     if (A0 == libtorch::Carrier::Module)
       return get(Arg0);
-    return {DeviceValue::cpu(), {}, Origin(Origin::ModuleCreated, CE)};
+    return createdModuleFact(CE, llvm::ArrayRef(CE->getArgs(), N));
   case libtorch::Carrier::Tensor:
     if (A0 == libtorch::Carrier::Tensor)
       return get(Arg0);
@@ -837,6 +837,17 @@ bool DeviceFlowBuilder::returnsCPUFor(const CallExpr *Call,
   return AllCPU;
 }
 
+DeviceFact
+DeviceFlowBuilder::createdModuleFact(const Expr *Creation,
+                                     llvm::ArrayRef<const Expr *> Args) {
+  // A constructor given a device creates the module's state there
+  // (`RewardNormalizer(gamma, device)`); otherwise on the CPU.
+  for (const Expr *A : Args)
+    if (libtorch::holdsDevice(carrier(A)))
+      return {get(A).Device, {}, Origin(Origin::DeviceValueDecl, A)};
+  return {DeviceValue::cpu(), {}, Origin(Origin::ModuleCreated, Creation)};
+}
+
 DeviceFact DeviceFlowBuilder::callFact(const CallExpr *Call,
                                        libtorch::Carrier C) {
   const FunctionDecl *FD = Call->getDirectCallee();
@@ -849,7 +860,8 @@ DeviceFact DeviceFlowBuilder::callFact(const CallExpr *Call,
       return get(Call->getArg(0));
     if ((Name == "make_shared" || Name == "make_unique") &&
         C == libtorch::Carrier::Module)
-      return {DeviceValue::cpu(), {}, Origin(Origin::ModuleCreated, Call)};
+      return createdModuleFact(
+          Call, llvm::ArrayRef(Call->getArgs(), Call->getNumArgs()));
     if (Name == "get" && Call->getNumArgs() == 1 &&
         C == libtorch::Carrier::Tensor)
       return tupleElementFact(Call->getArg(0));

@@ -96,6 +96,9 @@ private:
   DeviceFact inheritedElement(const Expr *Sequence);
   DeviceFact operatorFact(const CXXOperatorCallExpr *Op, libtorch::Carrier C);
   DeviceFact memberCallFact(const CXXMemberCallExpr *Call, libtorch::Carrier C);
+  /// A module made by \p Creation (a constructor, make_shared) from \p Args.
+  DeviceFact createdModuleFact(const Expr *Creation,
+                               llvm::ArrayRef<const Expr *> Args);
   DeviceFact callFact(const CallExpr *Call, libtorch::Carrier C);
   DeviceFact tupleElementFact(const Expr *Tuple);
   DeviceFact factoryFact(const CallExpr *Call, libtorch::FactoryKind K);

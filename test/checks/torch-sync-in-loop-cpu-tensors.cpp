@@ -169,6 +169,35 @@ void shared_modules(torch::Device device) {
   }
 }
 
+// A module whose constructor is given a device creates its state there
+// (round 34's reward normalizer): its output is on that device. Given the
+// CPU, on the CPU.
+struct NormalizerImpl : torch::nn::Module {
+  NormalizerImpl(float gamma, torch::Device device)
+      : mean(register_buffer("mean", torch::zeros({1}, device))),
+        gamma(gamma) {}
+  torch::Tensor forward(torch::Tensor r) { return (r - mean) * gamma; }
+  torch::Tensor mean;
+  float gamma;
+};
+
+void created_on_device(Net &net, torch::optim::SGD &opt,
+                       torch::Device device) {
+  auto normalizer = std::make_shared<NormalizerImpl>(0.99f, device);
+  auto host_normalizer = std::make_shared<NormalizerImpl>(0.99f, torch::kCPU);
+  for (int step = 0; step < 100; ++step) {
+    auto rewards = normalizer->forward(torch::rand({8}, device));
+    float r = rewards.mean().item<float>();
+    // CHECK-MESSAGES: :[[@LINE-1]]:30: warning: 'Tensor::item' makes the host wait
+    auto host = host_normalizer->forward(torch::rand({8}));
+    float h = host.mean().item<float>(); // near miss: the CPU
+    auto loss = net->forward(torch::rand({1, 784}, device)).sum() * r * h;
+    opt.zero_grad();
+    loss.backward();
+    opt.step();
+  }
+}
+
 // A TorchScript module's output is where its inputs are.
 void scripted(torch::jit::Module &module, torch::Device device) {
   for (int i = 0; i < 10; i++) {
