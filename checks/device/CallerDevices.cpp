@@ -430,9 +430,10 @@ const Decl *sequenceRoot(const Expr *Seq) {
   return sequenceVariable(Seq);
 }
 
-bool inheritsCPU(const DeviceValue &Value, ASTContext &Ctx) {
+bool inheritsCPU(const DeviceValue &Value, ASTContext &Ctx, bool InThisUnit) {
   const DeviceValue V = asInheritedParameter(Value);
-  if (V.kind() != DeviceValue::Inherited || !V.root() || exportsUnitFacts())
+  if (V.kind() != DeviceValue::Inherited || !V.root() ||
+      (exportsUnitFacts() && !InThisUnit))
     return false;
   ensureIndex(Ctx);
   auto Known = Index.Answers.find(V.root());

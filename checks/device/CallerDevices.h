@@ -65,8 +65,11 @@ DeviceValue asInheritedParameter(const DeviceValue &V);
 
 /// True when \p V is Inherited and every tensor that reaches its root in
 /// this translation unit is on the CPU. Always false in a batch worker,
-/// where the driver answers for the whole program (deferToProgram()).
-bool inheritsCPU(const DeviceValue &V, ASTContext &Ctx);
+/// where the driver answers for the whole program (deferToProgram()),
+/// unless \p InThisUnit: a question no fact line can defer (the CPU
+/// arguments of a call whose callee waits inside), answered from the unit.
+bool inheritsCPU(const DeviceValue &V, ASTContext &Ctx,
+                 bool InThisUnit = false);
 
 /// True in a batch worker, which writes its unit's facts (ProgramFacts.h)
 /// to the file named by the environment variable TORCH_TIDY_UNIT_FACTS.

@@ -64,8 +64,11 @@ HiddenWait findSync(const Stmt *S, const FunctionDecl *In, unsigned Depth,
             TimingWaits.contains(Call)
                 ? nullptr
                 : syncOperationIn(Call, /*ResultUsed=*/true, In, Ctx)) {
+      // A batch worker answers from its unit, as for the CPU arguments
+      // below: no fact line defers a wait inside a callee.
       device::DeviceValue Read = readDevice(Call, Op, In, Ctx, OnCPU);
-      if (!Read.isCPU() && !device::inheritsCPU(Read, Ctx))
+      if (!Read.isCPU() &&
+          !device::inheritsCPU(Read, Ctx, /*InThisUnit=*/true))
         return {Call, In};
     }
     if (const FunctionDecl *Def = enterable(Call->getDirectCallee());
@@ -113,8 +116,10 @@ CPUParameters cpuArguments(const CallExpr *Call, const FunctionDecl *Caller,
   return device::cpuParameters(Call, Callee, [&](const Expr *Arg) {
     if (isa<CXXDefaultArgExpr>(Arg))
       return false;
+    // No fact line defers this question: a batch worker answers it from
+    // its own unit, as a single-file run does.
     device::DeviceValue V = Flow.factOf(Arg).Device;
-    return V.isCPU() || device::inheritsCPU(V, Ctx);
+    return V.isCPU() || device::inheritsCPU(V, Ctx, /*InThisUnit=*/true);
   });
 }
 
