@@ -310,9 +310,23 @@ thread_local llvm::DenseMap<std::pair<const FunctionDecl *, unsigned>, bool>
 /// True if \p S holds a loop (not in a lambda) that runs a training step,
 /// or calls a function of the program whose body holds one, up to \p Depth
 /// calls deep (a PPO update loop's `update()`, whose minibatch loop trains).
-static bool containsTrainingLoop(const Stmt *S, unsigned Depth = 2) {
+/// With \p OnEachRun, only where \p S runs it on each of its runs: not in
+/// the branches of an `if`, `switch` or `?:` (an off-policy agent's
+/// `if (step >= learning_starts) for (...) { ... backward(); }` updates
+/// inside its environment-step loop, which stays a step loop).
+static bool containsTrainingLoop(const Stmt *S, unsigned Depth = 2,
+                                 bool OnEachRun = false) {
   if (!S || isa<LambdaExpr>(S))
     return false;
+  if (OnEachRun) {
+    if (const auto *If = dyn_cast<IfStmt>(S))
+      return containsTrainingLoop(If->getInit(), Depth, true) ||
+             containsTrainingLoop(If->getCond(), Depth, true);
+    if (const auto *Switch = dyn_cast<SwitchStmt>(S))
+      return containsTrainingLoop(Switch->getCond(), Depth, true);
+    if (const auto *CO = dyn_cast<AbstractConditionalOperator>(S))
+      return containsTrainingLoop(CO->getCond(), Depth, true);
+  }
   if (ast::isLoop(S)) {
     HotMarker M = findHotMarker(S);
     if (M && (M.Kind == HotMarkerKind::Backward ||
@@ -332,12 +346,13 @@ static bool containsTrainingLoop(const Stmt *S, unsigned Depth = 2) {
       return true;
   }
   return llvm::any_of(S->children(), [&](const Stmt *Child) {
-    return containsTrainingLoop(Child, Depth);
+    return containsTrainingLoop(Child, Depth, OnEachRun);
   });
 }
 
+/// A part of a loop's iteration that trains in a nested loop on each run.
 static bool containsTrainingLoopPart(const Stmt *S) {
-  return containsTrainingLoop(S);
+  return containsTrainingLoop(S, 2, /*OnEachRun=*/true);
 }
 
 HotMarker findHotMarker(const Stmt *Loop) {

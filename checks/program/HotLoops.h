@@ -16,7 +16,9 @@
 // `act(obs)`), up to three calls deep. Markers inside a nested loop or a
 // lambda do not make the outer loop hot (the outer loop then runs once per
 // epoch, not once per step), nor does a model call in a loop around a nested
-// training loop (an evaluation or bootstrap once per epoch or update); a
+// training loop that runs on each iteration (an evaluation or bootstrap once
+// per epoch or update; a training loop under an `if`, an off-policy agent's
+// updates after `learning_starts`, leaves the environment-step loop hot); a
 // loop nested in a hot loop is hot.
 //
 // hotLoop() adds loops that are hot by where they are (the outermost such

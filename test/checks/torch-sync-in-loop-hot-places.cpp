@@ -286,6 +286,26 @@ void ppo_update(std::shared_ptr<AgentImpl> agent, torch::optim::Adam &opt,
   }
 }
 
+// An off-policy agent's environment-step loop (round 34's TD3): it acts
+// with the model on every step and trains in a nested loop only once
+// enough steps are stored. It runs once per step.
+void td3_steps(std::shared_ptr<AgentImpl> agent, torch::optim::Adam &opt,
+               torch::Tensor obs, int learning_starts) {
+  for (int step = 0; step < 1000; ++step) {
+    ActOutput next = agent->act(obs);
+    float reward = next.value.mean().item<float>();
+    // CHECK-MESSAGES: :[[@LINE-1]]:38: warning: 'Tensor::item' makes the host wait for the device on every iteration of this inference loop
+    if (step >= learning_starts) {
+      for (int update = 0; update < 2; ++update) {
+        auto loss = agent->act(obs).value.pow(2).mean() * reward;
+        opt.zero_grad();
+        loss.backward();
+        opt.step();
+      }
+    }
+  }
+}
+
 // A branch on a flag that defaults to off and that no call here turns on
 // never runs: a debug path in a target builder called once per step.
 struct Coder {
