@@ -439,6 +439,52 @@ struct SyncInLoopCheck::Walk {
         });
   }
 
+  /// True when \p If tests first that a tensor parameter of Fn is given
+  /// (`if (dones.defined() && dones.sum().item<float>() > 0)`), the
+  /// parameter defaults to no tensor (`torch::Tensor dones = {}`), and no
+  /// call of Fn in this file passes one: the rest of the condition and the
+  /// then-branch never run.
+  bool definedTestOffByDefault(const IfStmt *If) const {
+    const Expr *Cond = ast::stripImplicit(If->getCond());
+    while (const auto *And = dyn_cast<BinaryOperator>(Cond)) {
+      if (And->getOpcode() != BO_LAnd)
+        return false;
+      Cond = ast::stripImplicit(And->getLHS());
+    }
+    const auto *MC = dyn_cast<CXXMemberCallExpr>(Cond);
+    const CXXMethodDecl *MD = MC ? MC->getMethodDecl() : nullptr;
+    if (!MD || !MD->getIdentifier() || MD->getName() != "defined" ||
+        !libtorch::isTensorRecord(MD->getParent()))
+      return false;
+    const auto *Ref = dyn_cast<DeclRefExpr>(
+        ast::stripImplicit(MC->getImplicitObjectArgument()));
+    const auto *P = Ref ? dyn_cast<ParmVarDecl>(Ref->getDecl()) : nullptr;
+    if (!P || P->getDeclContext() != Fn)
+      return false;
+    const unsigned Index = P->getFunctionScopeIndex();
+    const FunctionDecl *First = Fn->getFirstDecl();
+    const ParmVarDecl *Declared =
+        First && Index < First->getNumParams() ? First->getParamDecl(Index)
+                                               : P;
+    if (!Declared->hasDefaultArg() || Declared->hasUnparsedDefaultArg() ||
+        Declared->hasUninstantiatedDefaultArg())
+      return false;
+    const Expr *Default = ast::stripImplicit(Declared->getDefaultArg());
+    if (const auto *ILE = dyn_cast<InitListExpr>(Default);
+        ILE && ILE->getNumInits() == 0)
+      Default = nullptr;
+    else if (const auto *CE = dyn_cast<CXXConstructExpr>(Default);
+             CE && CE->getNumArgs() == 0)
+      Default = nullptr;
+    if (Default)
+      return false;
+    return llvm::none_of(
+        device::callSitesOf(Fn, Ctx), [&](const device::CallSite &Site) {
+          return Index < Site.Call->getNumArgs() &&
+                 !isa<CXXDefaultArgExpr>(Site.Call->getArg(Index));
+        });
+  }
+
   /// 1 when the then-branch of \p If moves a tensor to the CPU and the
   /// else-branch moves the same one to a device (`if (cpu_only) v =
   /// v.to(kCPU); else v = v.to(kCUDA);`), -1 the other way round, else 0:
@@ -518,8 +564,10 @@ struct SyncInLoopCheck::Walk {
       const std::optional<bool> OnlyCPU =
           libtorch::holdsOnlyOnCPU(If->getCond(), Ctx);
       // And a branch on a flag that defaults to off, which no call here
-      // turns on (`build_target(boxes, labels, bool debug = false)`).
-      bool SkipThen =
+      // turns on (`build_target(boxes, labels, bool debug = false)`), or
+      // on a tensor that defaults to none (`explore(obs, dones = {})`).
+      const bool GivenOnly = definedTestOffByDefault(If);
+      bool SkipThen = GivenOnly ||
           (!Tail && leavesLoop(If->getThen())) ||
           (Check.AllowInPeriodicGuard && ast::usesModulo(If->getCond())) ||
           ast::isCounterEquality(If->getCond(), Loop) || // `if (i == 0)`
@@ -530,7 +578,8 @@ struct SyncInLoopCheck::Walk {
           Flag < 0 || Placement < 0 || OnlyCPU == false;
       visit(If->getInit());
       visit(If->getConditionVariableDeclStmt());
-      visit(If->getCond());
+      if (!GivenOnly)
+        visit(If->getCond());
       if (!SkipThen)
         visit(If->getThen());
       if (!SkipElse)
