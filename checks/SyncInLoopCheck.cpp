@@ -464,8 +464,7 @@ struct SyncInLoopCheck::Walk {
     const unsigned Index = P->getFunctionScopeIndex();
     const FunctionDecl *First = Fn->getFirstDecl();
     const ParmVarDecl *Declared =
-        First && Index < First->getNumParams() ? First->getParamDecl(Index)
-                                               : P;
+        First && Index < First->getNumParams() ? First->getParamDecl(Index) : P;
     if (!Declared->hasDefaultArg() || Declared->hasUnparsedDefaultArg() ||
         Declared->hasUninstantiatedDefaultArg())
       return false;
@@ -567,8 +566,8 @@ struct SyncInLoopCheck::Walk {
       // turns on (`build_target(boxes, labels, bool debug = false)`), or
       // on a tensor that defaults to none (`explore(obs, dones = {})`).
       const bool GivenOnly = definedTestOffByDefault(If);
-      bool SkipThen = GivenOnly ||
-          (!Tail && leavesLoop(If->getThen())) ||
+      bool SkipThen =
+          GivenOnly || (!Tail && leavesLoop(If->getThen())) ||
           (Check.AllowInPeriodicGuard && ast::usesModulo(If->getCond())) ||
           ast::isCounterEquality(If->getCond(), Loop) || // `if (i == 0)`
           Flag > 0 || thenOffByDefault(If) || Placement > 0 || OnlyCPU == true;

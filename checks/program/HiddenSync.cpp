@@ -67,8 +67,7 @@ HiddenWait findSync(const Stmt *S, const FunctionDecl *In, unsigned Depth,
       // A batch worker answers from its unit, as for the CPU arguments
       // below: no fact line defers a wait inside a callee.
       device::DeviceValue Read = readDevice(Call, Op, In, Ctx, OnCPU);
-      if (!Read.isCPU() &&
-          !device::inheritsCPU(Read, Ctx, /*InThisUnit=*/true))
+      if (!Read.isCPU() && !device::inheritsCPU(Read, Ctx, /*InThisUnit=*/true))
         return {Call, In};
     }
     if (const FunctionDecl *Def = enterable(Call->getDirectCallee());
