@@ -468,14 +468,11 @@ struct SyncInLoopCheck::Walk {
     if (!Declared->hasDefaultArg() || Declared->hasUnparsedDefaultArg() ||
         Declared->hasUninstantiatedDefaultArg())
       return false;
+    // `= {}`, `= torch::Tensor()`: no tensor.
     const Expr *Default = ast::stripImplicit(Declared->getDefaultArg());
-    if (const auto *ILE = dyn_cast<InitListExpr>(Default);
-        ILE && ILE->getNumInits() == 0)
-      Default = nullptr;
-    else if (const auto *CE = dyn_cast<CXXConstructExpr>(Default);
-             CE && CE->getNumArgs() == 0)
-      Default = nullptr;
-    if (Default)
+    const auto *ILE = dyn_cast<InitListExpr>(Default);
+    const auto *CE = dyn_cast<CXXConstructExpr>(Default);
+    if (!(ILE && ILE->getNumInits() == 0) && !(CE && CE->getNumArgs() == 0))
       return false;
     return llvm::none_of(
         device::callSitesOf(Fn, Ctx), [&](const device::CallSite &Site) {
