@@ -459,6 +459,9 @@ def write_markdown(out, repos, report, results, eval_dir, setname, trees):
         page = os.path.basename(out)
         title = (("Held out (%s), on projects the checks were not tuned on"
                   if setname in FROZEN else
+                  "Labelled blind (%s); the checks were not changed "
+                  "against it (first run in bench/eval/README.md)"
+                  if setname in UNTUNED else
                   "Labelled blind (%s), then used to tune the "
                   "checks (first run in bench/eval/README.md)")
                  if heldout else "Tuning set (%s)") % (
@@ -558,6 +561,10 @@ SETS = collections.OrderedDict([
 
 # Held-out sets scored once, with the checks frozen.
 FROZEN = ("cuda-heldout2", "training-heldout12", "training-heldout14")
+
+# Blind sets scored after their first run without the checks being changed
+# against them.
+UNTUNED = ("training-heldout36",)
 
 # What happened to a held-out set after it was first scored.
 HELDOUT_NOTES = {
