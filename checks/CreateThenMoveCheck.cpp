@@ -300,25 +300,25 @@ static const CallExpr *factoryBefore(const CXXMemberCallExpr *Move,
   auto Names = [&](const Stmt *S) {
     return ast::mentions(S, [&](const ValueDecl *D) { return D == V; });
   };
-  // `V = <E>`: E, in \p S.
-  auto AssignedTo = [&](const Stmt *S) -> const Expr * {
+  // `W = <E>`: W's storage and E, in \p S.
+  auto Assignment =
+      [](const Stmt *S) -> std::pair<const ValueDecl *, const Expr *> {
     const auto *OC = dyn_cast_or_null<CXXOperatorCallExpr>(
         S ? ast::stripImplicit(dyn_cast<Expr>(S)) : nullptr);
     if (!OC || OC->getOperator() != OO_Equal || OC->getNumArgs() != 2)
-      return nullptr;
-    return storageOf(OC->getArg(0)) == V ? ast::stripImplicit(OC->getArg(1))
-                                         : nullptr;
+      return {nullptr, nullptr};
+    return {storageOf(OC->getArg(0)), ast::stripImplicit(OC->getArg(1))};
+  };
+  // `V = <E>`: E, in \p S.
+  auto AssignedTo = [&](const Stmt *S) -> const Expr * {
+    auto [W, Value] = Assignment(S);
+    return W == V ? Value : nullptr;
   };
   // `W = W.to(device)`, `W = W.cpu()`: the tensor W moved to a device.
   auto MovedBy = [&](const Stmt *S) -> const ValueDecl * {
-    const auto *OC = dyn_cast_or_null<CXXOperatorCallExpr>(
-        S ? ast::stripImplicit(dyn_cast<Expr>(S)) : nullptr);
-    if (!OC || OC->getOperator() != OO_Equal || OC->getNumArgs() != 2)
-      return nullptr;
-    const auto *MC =
-        dyn_cast<CXXMemberCallExpr>(ast::stripImplicit(OC->getArg(1)));
+    auto [W, Value] = Assignment(S);
+    const auto *MC = dyn_cast_or_null<CXXMemberCallExpr>(Value);
     const CXXMethodDecl *MD = MC ? MC->getMethodDecl() : nullptr;
-    const ValueDecl *W = storageOf(OC->getArg(0));
     if (!W || !MD || !MD->getIdentifier() ||
         storageOf(underDeviceKeepingCalls(MC->getImplicitObjectArgument())) !=
             W)
@@ -340,7 +340,7 @@ static const CallExpr *factoryBefore(const CXXMemberCallExpr *Move,
     bool MovesV = false;
     for (const Stmt *St : Stmts) {
       const ValueDecl *W = MovedBy(St);
-      if (!W || (W == V && (ByMove ? AssignedTo(St) != Move : false)))
+      if (!W || (W == V && ByMove && AssignedTo(St) != Move))
         return false;
       MovesV |= W == V;
     }

@@ -405,38 +405,49 @@ struct SyncInLoopCheck::Walk {
     return flagParameter(If, Sign) ? Sign : 0;
   }
 
-  /// True when the then-branch of \p If, a test of a bool parameter of Fn
-  /// (flagTest), is off by default: the parameter defaults to the literal
-  /// that skips it, and no call of Fn in this file passes anything else.
-  bool thenOffByDefault(const IfStmt *If) const {
-    int Sign = 0;
-    const ParmVarDecl *P = flagParameter(If, Sign);
-    if (!P)
-      return false;
-    // The default lives on the first declaration (`bool IT = false` in
-    // the header).
+  /// The default argument of Fn's parameter \p P, written on Fn's first
+  /// declaration (`bool IT = false` in the header), or null.
+  const Expr *defaultArgument(const ParmVarDecl *P) const {
     const ParmVarDecl *Declared = P;
     const auto *First = Fn->getFirstDecl();
     if (First && P->getFunctionScopeIndex() < First->getNumParams())
       Declared = First->getParamDecl(P->getFunctionScopeIndex());
-    const auto *Default =
-        Declared->hasDefaultArg() && !Declared->hasUnparsedDefaultArg() &&
-                !Declared->hasUninstantiatedDefaultArg()
-            ? dyn_cast<CXXBoolLiteralExpr>(
-                  ast::stripImplicit(Declared->getDefaultArg()))
-            : nullptr;
-    if (!Default || Default->getValue() != (Sign < 0))
-      return false;
+    return Declared->hasDefaultArg() && !Declared->hasUnparsedDefaultArg() &&
+                   !Declared->hasUninstantiatedDefaultArg()
+               ? ast::stripImplicit(Declared->getDefaultArg())
+               : nullptr;
+  }
+
+  /// True when no call of Fn in this file passes its parameter \p P
+  /// anything but its default: the argument is left out, or written out
+  /// as a value that \p IsDefault accepts.
+  bool noCallPassesOtherThanDefault(
+      const ParmVarDecl *P,
+      llvm::function_ref<bool(const Expr *)> IsDefault) const {
     const unsigned Index = P->getFunctionScopeIndex();
     return llvm::none_of(
         device::callSitesOf(Fn, Ctx), [&](const device::CallSite &Site) {
           const Expr *Arg = Index < Site.Call->getNumArgs()
                                 ? ast::stripImplicit(Site.Call->getArg(Index))
                                 : nullptr;
-          const auto *Lit = dyn_cast_or_null<CXXBoolLiteralExpr>(Arg);
-          return Arg && !isa<CXXDefaultArgExpr>(Arg) &&
-                 !(Lit && Lit->getValue() == Default->getValue());
+          return Arg && !isa<CXXDefaultArgExpr>(Arg) && !IsDefault(Arg);
         });
+  }
+
+  /// True when the then-branch of \p If, a test of a bool parameter of Fn
+  /// (flagTest), is off by default: the parameter defaults to the literal
+  /// that skips it, and no call of Fn in this file passes anything else.
+  bool thenOffByDefault(const IfStmt *If) const {
+    int Sign = 0;
+    const ParmVarDecl *P = flagParameter(If, Sign);
+    const auto *Default =
+        P ? dyn_cast_or_null<CXXBoolLiteralExpr>(defaultArgument(P)) : nullptr;
+    if (!Default || Default->getValue() != (Sign < 0))
+      return false;
+    return noCallPassesOtherThanDefault(P, [&](const Expr *Arg) {
+      const auto *Lit = dyn_cast<CXXBoolLiteralExpr>(Arg);
+      return Lit && Lit->getValue() == Default->getValue();
+    });
   }
 
   /// True when \p If tests first that a tensor parameter of Fn is given
@@ -461,24 +472,13 @@ struct SyncInLoopCheck::Walk {
     const auto *P = Ref ? dyn_cast<ParmVarDecl>(Ref->getDecl()) : nullptr;
     if (!P || P->getDeclContext() != Fn)
       return false;
-    const unsigned Index = P->getFunctionScopeIndex();
-    const FunctionDecl *First = Fn->getFirstDecl();
-    const ParmVarDecl *Declared =
-        First && Index < First->getNumParams() ? First->getParamDecl(Index) : P;
-    if (!Declared->hasDefaultArg() || Declared->hasUnparsedDefaultArg() ||
-        Declared->hasUninstantiatedDefaultArg())
-      return false;
     // `= {}`, `= torch::Tensor()`: no tensor.
-    const Expr *Default = ast::stripImplicit(Declared->getDefaultArg());
-    const auto *ILE = dyn_cast<InitListExpr>(Default);
-    const auto *CE = dyn_cast<CXXConstructExpr>(Default);
+    const Expr *Default = defaultArgument(P);
+    const auto *ILE = dyn_cast_or_null<InitListExpr>(Default);
+    const auto *CE = dyn_cast_or_null<CXXConstructExpr>(Default);
     if (!(ILE && ILE->getNumInits() == 0) && !(CE && CE->getNumArgs() == 0))
       return false;
-    return llvm::none_of(
-        device::callSitesOf(Fn, Ctx), [&](const device::CallSite &Site) {
-          return Index < Site.Call->getNumArgs() &&
-                 !isa<CXXDefaultArgExpr>(Site.Call->getArg(Index));
-        });
+    return noCallPassesOtherThanDefault(P, [](const Expr *) { return false; });
   }
 
   /// 1 when the then-branch of \p If moves a tensor to the CPU and the
